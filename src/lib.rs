@@ -1,0 +1,24 @@
+//! mcpick measures which MCP tools language models pick. It loads **toolsets** (MCP tool definitions
+//! plus simulated behaviour) and **task suites** (prompts with the expected tool calls), checks them,
+//! and — as later stages land — serves the tools over its own MCP server, lets model backends pick and
+//! call them, and reports selection accuracy with honest statistics.
+//!
+//! # Layout
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`cli`] | the command line's syntax (clap derive); builds nothing |
+//! | [`commands`] | each subcommand: resolve arguments, call the library, print, pick the exit code |
+//! | [`spec`] | serde structs of the file formats (toolset, variant, suite), nothing more |
+//! | [`load`] | reading files, cross-checking them, diagnostics with file, line and column |
+//! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
+//! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
+//! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
+
+pub mod cli;
+pub mod commands;
+pub mod lint;
+pub mod load;
+pub mod model;
+pub mod registry;
+pub mod spec;

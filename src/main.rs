@@ -1,1 +1,27 @@
-fn main() {}
+//! The `mcpick` binary: parse arguments, set up logging on stderr, run the command, exit with its code.
+
+use clap::Parser;
+use mcpick::cli::Cli;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let level = match cli.verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCPICK_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+
+    let mut stdout = std::io::stdout().lock();
+    match mcpick::commands::run(cli.command, &mut stdout) {
+        Ok(outcome) => ExitCode::from(outcome.exit_code()),
+        // A closed pipe (`mcpick validate | head`) is not a failure worth a message.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcpick: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The subcommands: each resolves its arguments, calls the library, and writes what the user sees to
+//! the writer it is given (stdout in the binary, a buffer in tests). Exit codes are decided here.
+
+mod lint;
+mod list;
+mod validate;
+
+use crate::cli::Command;
+use std::io::Write;
+use std::path::PathBuf;
+
+pub use lint::run_lint;
+pub use list::run_list;
+pub use validate::run_validate;
+
+/// How a command ended, mapped to the process exit code by `main`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1: the command ran, and its findings fail the requested threshold.
+    Findings,
+    /// Exit 2: the input files are invalid.
+    InvalidInput,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::Findings => 1,
+            Outcome::InvalidInput => 2,
+        }
+    }
+}
+
+/// Runs one parsed command.
+pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
+    match command {
+        Command::Validate { paths, format } => run_validate(&default_paths(paths), format, out),
+        Command::Lint { toolset, variant, format, fail_on } => run_lint(&toolset, variant.as_deref(), format, fail_on, out),
+        Command::List { paths } => run_list(&default_paths(paths), out),
+    }
+}
+
+/// `toolsets/` and `tasks/` when no path is given.
+fn default_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    if paths.is_empty() { vec![PathBuf::from("toolsets"), PathBuf::from("tasks")] } else { paths }
+}

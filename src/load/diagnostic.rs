@@ -1,0 +1,86 @@
+//! A diagnostic: one problem in one file, with its position and a suggestion.
+
+use std::fmt;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// One problem found while loading.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub path: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column in characters, when known.
+    pub column: Option<usize>,
+    /// 1-based record number in a JSON Lines file.
+    pub record: Option<usize>,
+    pub message: String,
+    /// What to do about it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            path: path.into(),
+            line: None,
+            column: None,
+            record: None,
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    pub fn warning(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(path, message) }
+    }
+
+    pub fn at(mut self, line: usize, column: usize) -> Diagnostic {
+        self.line = Some(line);
+        self.column = Some(column);
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `path:line:column: error: message` (the compiler convention editors jump to), then `help:`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, ": {severity}: ")?;
+        if let Some(record) = self.record {
+            write!(f, "record {record}: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}

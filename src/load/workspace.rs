@@ -1,0 +1,423 @@
+//! Everything `validate`, `lint` and `list` load at once: files found under the given paths, sorted
+//! by kind, references resolved (a suite's `toolset`, a variant's `base`, a `tasks_file`), and one
+//! report per file. A file that fails never stops the others from being checked.
+
+use super::Diagnostic;
+use super::source::SourceText;
+use super::suite::{check_unreferenced_task_file, load_suite, parse_suite, tasks_file_path};
+use super::toolset::{Loaded, load_json_toolset, load_toml_toolset};
+use super::variant::{LoadedVariant, apply_variant, parse_variant};
+use crate::model::{Expectation, Suite, Toolset};
+use crate::spec::{SuiteFile, VariantFile};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// What a file turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Toolset,
+    Variant,
+    Suite,
+    TaskRecords,
+    Unknown,
+}
+
+/// The outcome for one file: a one-line summary and its diagnostics.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileReport {
+    pub path: PathBuf,
+    pub kind: FileKind,
+    pub summary: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FileReport {
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+    pub fn warnings(&self) -> usize {
+        self.diagnostics.len() - self.errors()
+    }
+}
+
+/// Everything loaded, and a report per file in the order the files were found.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    pub toolsets: Vec<Toolset>,
+    pub variants: Vec<LoadedVariant>,
+    pub suites: Vec<Suite>,
+    pub files: Vec<FileReport>,
+}
+
+/// Totals over what loaded.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct WorkspaceCounts {
+    pub files: usize,
+    pub toolsets: usize,
+    pub tools: usize,
+    pub variants: usize,
+    pub suites: usize,
+    pub tasks: usize,
+    pub no_call_tasks: usize,
+    pub any_of_tasks: usize,
+    pub multi_step_tasks: usize,
+    pub languages: Vec<String>,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Workspace {
+    /// Loads every toolset, variant, suite and task file under `paths` (files or directories).
+    pub fn load(paths: &[PathBuf]) -> Workspace {
+        let mut loader = Loader::default();
+        for path in paths {
+            loader.discover(path);
+        }
+        loader.run()
+    }
+
+    pub fn toolset(&self, name: &str) -> Option<&Toolset> {
+        self.toolsets.iter().find(|t| t.name == name)
+    }
+
+    pub fn variant(&self, name: &str) -> Option<&LoadedVariant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.files.iter().any(|f| f.errors() > 0)
+    }
+
+    pub fn counts(&self) -> WorkspaceCounts {
+        let tasks = self.suites.iter().flat_map(|s| &s.tasks);
+        let languages: BTreeSet<String> = tasks.clone().map(|t| t.lang.clone()).collect();
+        WorkspaceCounts {
+            files: self.files.len(),
+            toolsets: self.toolsets.len(),
+            tools: self.toolsets.iter().map(|t| t.tools.len()).sum(),
+            variants: self.variants.len(),
+            suites: self.suites.len(),
+            tasks: tasks.clone().count(),
+            no_call_tasks: tasks.clone().filter(|t| matches!(t.expectation, Expectation::NoCall)).count(),
+            any_of_tasks: tasks.clone().filter(|t| matches!(t.expectation, Expectation::AnyOf(_))).count(),
+            multi_step_tasks: tasks.filter(|t| matches!(&t.expectation, Expectation::Calls(c) if c.len() > 1)).count(),
+            languages: languages.into_iter().collect(),
+            errors: self.files.iter().map(FileReport::errors).sum(),
+            warnings: self.files.iter().map(FileReport::warnings).sum(),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Loader {
+    /// Files in discovery order, de-duplicated.
+    found: Vec<PathBuf>,
+    seen: BTreeSet<PathBuf>,
+    workspace: Workspace,
+    /// Reports for paths that could not even be listed.
+    unreadable: Vec<FileReport>,
+}
+
+enum Parsed {
+    Toolset(Loaded<Toolset>),
+    Variant(Result<VariantFile, Diagnostic>),
+    Suite(Result<SuiteFile, Diagnostic>),
+    TaskRecords,
+    Unknown(Diagnostic),
+}
+
+impl Loader {
+    fn discover(&mut self, path: &Path) {
+        if path.is_dir() {
+            let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
+                Ok(dir) => dir.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+                Err(e) => {
+                    self.unreadable.push(unreadable(path, &e.to_string()));
+                    return;
+                }
+            };
+            entries.sort();
+            for entry in entries {
+                let data_file = matches!(entry.extension().and_then(|e| e.to_str()), Some("toml" | "json" | "jsonl"));
+                if entry.is_dir() || data_file {
+                    self.discover(&entry);
+                }
+            }
+        } else if path.exists() {
+            let normal = normalize(path);
+            if self.seen.insert(normal.clone()) {
+                self.found.push(normal);
+            }
+        } else {
+            self.unreadable.push(unreadable(path, "no such file or directory"));
+        }
+    }
+
+    fn run(mut self) -> Workspace {
+        let mut sources = Vec::new();
+        let mut pending_reports: Vec<FileReport> = std::mem::take(&mut self.unreadable);
+        for path in std::mem::take(&mut self.found) {
+            match SourceText::read(&path) {
+                Ok(source) => sources.push(source),
+                Err(d) => pending_reports.push(FileReport { path: path.clone(), kind: FileKind::Unknown, summary: "unreadable".into(), diagnostics: vec![d] }),
+            }
+        }
+        let parsed: Vec<(SourceText, Parsed)> = sources.into_iter().map(|s| {
+            let p = classify(&s);
+            (s, p)
+        }).collect();
+
+        // Toolsets first: variants and suites refer to them.
+        let mut reports: HashMap<PathBuf, FileReport> = HashMap::new();
+        let mut order = Vec::new();
+        let mut variants = Vec::new();
+        let mut suites = Vec::new();
+        let mut task_files = Vec::new();
+        for (source, parsed) in parsed {
+            order.push(source.path.clone());
+            match parsed {
+                Parsed::Toolset(loaded) => self.add_toolset(&source, loaded, &mut reports),
+                Parsed::Variant(file) => variants.push((source, file)),
+                Parsed::Suite(file) => suites.push((source, file)),
+                Parsed::TaskRecords => task_files.push(source),
+                Parsed::Unknown(d) => {
+                    reports.insert(source.path.clone(), FileReport { path: source.path.clone(), kind: FileKind::Unknown, summary: "not loaded".into(), diagnostics: vec![d] });
+                }
+            }
+        }
+        for (source, file) in variants {
+            let report = self.add_variant(&source, file, &mut order, &mut reports);
+            reports.insert(source.path.clone(), report);
+        }
+        let mut referenced = BTreeSet::new();
+        for (source, file) in suites {
+            if let Ok(file) = &file {
+                if let Some(tasks_file) = &file.tasks_file {
+                    referenced.insert(normalize(&tasks_file_path(&source.path, tasks_file)));
+                }
+            }
+            let report = self.add_suite(&source, file, &mut order, &mut reports);
+            reports.insert(source.path.clone(), report);
+        }
+        for source in task_files {
+            let report = task_file_report(&source, referenced.contains(&source.path), &self.workspace.suites);
+            reports.insert(source.path.clone(), report);
+        }
+        let mut files = pending_reports;
+        for path in order {
+            if let Some(report) = reports.remove(&path) {
+                files.push(report);
+            }
+        }
+        self.workspace.files = files;
+        self.workspace
+    }
+
+    fn add_toolset(&mut self, source: &SourceText, loaded: Loaded<Toolset>, reports: &mut HashMap<PathBuf, FileReport>) {
+        let mut diagnostics = loaded.diagnostics;
+        let summary = match loaded.value {
+            Some(toolset) => {
+                let summary = format!("toolset {}: {} tools", toolset.name, toolset.tools.len());
+                if let Some(other) = self.workspace.toolset(&toolset.name) {
+                    diagnostics.push(source.error(None, format!("toolset name {:?} is already used by {}", toolset.name, other.source.display())).help(
+                        "toolset names must be unique; set `name = \"...\"` in one of the files",
+                    ));
+                } else {
+                    self.workspace.toolsets.push(toolset);
+                }
+                summary
+            }
+            None => "toolset not loaded".into(),
+        };
+        reports.insert(source.path.clone(), FileReport { path: source.path.clone(), kind: FileKind::Toolset, summary, diagnostics });
+    }
+
+    /// Finds a toolset by name among those loaded, else on disk near `near` (loading it on the way).
+    fn resolve_toolset(&mut self, reference: &str, near: &Path, order: &mut Vec<PathBuf>, reports: &mut HashMap<PathBuf, FileReport>) -> Result<usize, String> {
+        let is_path = reference.contains('/') || reference.ends_with(".toml") || reference.ends_with(".json");
+        if !is_path {
+            if let Some(i) = self.workspace.toolsets.iter().position(|t| t.name == reference) {
+                return Ok(i);
+            }
+        }
+        let dir = near.parent().unwrap_or(Path::new("."));
+        let candidates: Vec<PathBuf> = if is_path {
+            vec![dir.join(reference)]
+        } else {
+            let mut c = Vec::new();
+            for base in [dir.to_path_buf(), dir.join(".."), dir.join("../toolsets"), PathBuf::from("toolsets")] {
+                for ext in ["toml", "json"] {
+                    c.push(base.join(format!("{reference}.{ext}")));
+                }
+            }
+            c
+        };
+        let Some(path) = candidates.iter().find(|p| p.is_file()).map(|p| normalize(p)) else {
+            let loaded: Vec<&str> = self.workspace.toolsets.iter().map(|t| t.name.as_str()).collect();
+            return Err(if loaded.is_empty() { "no toolsets are loaded".to_string() } else { format!("loaded toolsets: {}", loaded.join(", ")) });
+        };
+        if let Some(i) = self.workspace.toolsets.iter().position(|t| normalize(&t.source) == path) {
+            return Ok(i);
+        }
+        if reports.contains_key(&path) {
+            return Err(format!("{} did not load; see its errors", path.display()));
+        }
+        let source = SourceText::read(&path).map_err(|d| d.message)?;
+        let loaded = if path.extension().is_some_and(|e| e == "json") { load_json_toolset(&source) } else { load_toml_toolset(&source) };
+        order.push(path.clone());
+        self.add_toolset(&source, loaded, reports);
+        self.workspace.toolsets.iter().position(|t| normalize(&t.source) == path).ok_or_else(|| format!("{} did not load; see its errors", path.display()))
+    }
+
+    fn add_variant(&mut self, source: &SourceText, file: Result<VariantFile, Diagnostic>, order: &mut Vec<PathBuf>, reports: &mut HashMap<PathBuf, FileReport>) -> FileReport {
+        let report = |summary: String, diagnostics| FileReport { path: source.path.clone(), kind: FileKind::Variant, summary, diagnostics };
+        let file = match file {
+            Ok(file) => file,
+            Err(d) => return report("variant not loaded".into(), vec![d]),
+        };
+        let base = match self.resolve_toolset(&file.base, &source.path, order, reports) {
+            Ok(i) => i,
+            Err(why) => {
+                let d = source.error(file.base.span.as_ref(), format!("variant {:?}: base toolset {:?} not found", file.variant.value, file.base.value)).help(why);
+                return report("variant not loaded".into(), vec![d]);
+            }
+        };
+        let loaded = apply_variant(source, file, &self.workspace.toolsets[base]);
+        let mut diagnostics = loaded.diagnostics;
+        let summary = match loaded.value {
+            Some(v) => {
+                let summary = format!(
+                    "variant {} of {}: {} tools ({} described, {} renamed, {} removed, {} added)",
+                    v.name,
+                    v.base,
+                    v.toolset.tools.len(),
+                    v.described,
+                    v.renamed.len(),
+                    v.removed.len(),
+                    v.added
+                );
+                if let Some(other) = self.workspace.variant(&v.name) {
+                    diagnostics.push(source.error(None, format!("variant name {:?} is already used by {}", v.name, other.source.display())).help("variant names must be unique"));
+                } else {
+                    self.workspace.variants.push(v);
+                }
+                summary
+            }
+            None => "variant not loaded".into(),
+        };
+        report(summary, diagnostics)
+    }
+
+    fn add_suite(&mut self, source: &SourceText, file: Result<SuiteFile, Diagnostic>, order: &mut Vec<PathBuf>, reports: &mut HashMap<PathBuf, FileReport>) -> FileReport {
+        let report = |summary: String, diagnostics| FileReport { path: source.path.clone(), kind: FileKind::Suite, summary, diagnostics };
+        let file = match file {
+            Ok(file) => file,
+            Err(d) => return report("suite not loaded".into(), vec![d]),
+        };
+        let toolset = match self.resolve_toolset(&file.toolset, &source.path, order, reports) {
+            Ok(i) => i,
+            Err(why) => {
+                let d = source.error(file.toolset.span.as_ref(), format!("suite {:?}: toolset {:?} not found", file.suite.value, file.toolset.value)).help(why);
+                return report("suite not loaded".into(), vec![d]);
+            }
+        };
+        let toolset = &self.workspace.toolsets[toolset];
+        let variants: Vec<&LoadedVariant> = self.workspace.variants.iter().filter(|v| v.base == toolset.name).collect();
+        let loaded = load_suite(source, file, toolset, &variants);
+        let mut diagnostics = loaded.diagnostics;
+        let summary = match loaded.value {
+            Some(suite) => {
+                let summary = suite_summary(&suite, variants.len());
+                if let Some(other) = self.workspace.suites.iter().find(|s| s.name == suite.name) {
+                    diagnostics.push(source.error(None, format!("suite name {:?} is already used by {}", suite.name, other.source.display())).help("suite names must be unique"));
+                } else {
+                    self.workspace.suites.push(suite);
+                }
+                summary
+            }
+            None => "suite not loaded".into(),
+        };
+        report(summary, diagnostics)
+    }
+}
+
+fn suite_summary(suite: &Suite, variants: usize) -> String {
+    let no_call = suite.tasks.iter().filter(|t| matches!(t.expectation, Expectation::NoCall)).count();
+    let languages: BTreeSet<&str> = suite.tasks.iter().map(|t| t.lang.as_str()).collect();
+    let checked = if variants > 0 { format!(", checked against {variants} variant(s)") } else { String::new() };
+    format!(
+        "suite {} on {}: {} tasks ({} no-call; languages {}){checked}",
+        suite.name,
+        suite.toolset,
+        suite.tasks.len(),
+        no_call,
+        languages.into_iter().collect::<Vec<_>>().join(", ")
+    )
+}
+
+fn task_file_report(source: &SourceText, referenced: bool, suites: &[Suite]) -> FileReport {
+    let path = source.path.clone();
+    if referenced {
+        let owner = suites.iter().find(|s| s.tasks.iter().any(|t| t.source == path));
+        let count = owner.map_or(0, |s| s.tasks.iter().filter(|t| t.source == path).count());
+        let summary = match owner {
+            Some(suite) => format!("{count} tasks of suite {}", suite.name),
+            None => "tasks of a suite that did not load (see the suite's errors)".to_string(),
+        };
+        return FileReport { path, kind: FileKind::TaskRecords, summary, diagnostics: Vec::new() };
+    }
+    let (count, mut diagnostics) = check_unreferenced_task_file(source);
+    diagnostics.push(Diagnostic::warning(&path, "no loaded suite names this file in `tasks_file`; only its syntax and fields were checked").help(
+        "reference it from a suite (`tasks_file = \"...\"`) or validate that suite too",
+    ));
+    FileReport { path, kind: FileKind::TaskRecords, summary: format!("{count} task records"), diagnostics }
+}
+
+/// Decides what a file is: `.json` → toolset, `.jsonl` → task records, `.toml` → by its keys.
+fn classify(source: &SourceText) -> Parsed {
+    match source.path.extension().and_then(|e| e.to_str()) {
+        Some("json") => Parsed::Toolset(load_json_toolset(source)),
+        Some("jsonl") => Parsed::TaskRecords,
+        Some("toml") => {
+            let table: toml::Table = match source.parse_toml() {
+                Ok(t) => t,
+                Err(d) => return Parsed::Unknown(d),
+            };
+            if table.contains_key("suite") {
+                Parsed::Suite(parse_suite(source))
+            } else if table.contains_key("variant") || table.contains_key("base") {
+                Parsed::Variant(parse_variant(source))
+            } else {
+                Parsed::Toolset(load_toml_toolset(source))
+            }
+        }
+        _ => Parsed::Unknown(
+            Diagnostic::error(&source.path, "not a toolset, variant or suite file").help("mcpick reads .toml (toolsets, variants, suites), .json (captured tools/list) and .jsonl (tasks)"),
+        ),
+    }
+}
+
+fn unreadable(path: &Path, reason: &str) -> FileReport {
+    FileReport {
+        path: path.to_path_buf(),
+        kind: FileKind::Unknown,
+        summary: "unreadable".into(),
+        diagnostics: vec![Diagnostic::error(path, format!("cannot read {}: {reason}", path.display())).help("check the path; `mcpick list` shows the files mcpick finds")],
+    }
+}
+
+/// Removes `.` and `..` components so one file has one name however it was reached.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}

@@ -1,0 +1,190 @@
+//! Argument matchers: how a task says which argument values are acceptable, and how a behaviour rule
+//! says which calls it answers. Written as JSON/TOML values (a literal, a list of acceptable values with
+//! `""` meaning "may be omitted", `{ regex }`, `{ approx, tolerance }`, or a table of nested matchers)
+//! and parsed once into this enum so that matching is a cheap, pure function.
+
+use regex::Regex;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Which values an argument may take.
+#[derive(Debug, Clone)]
+pub enum ArgMatcher {
+    /// Any of these values; `may_omit` when the list held `""`.
+    OneOf { values: Vec<AcceptableValue>, may_omit: bool },
+    /// A string the regex matches (unanchored unless the pattern anchors itself).
+    Regex(Regex),
+    /// A number within `tolerance` of `approx`.
+    Approx { approx: f64, tolerance: f64 },
+}
+
+/// One acceptable value: a literal, or an object whose listed keys match nested matchers.
+#[derive(Debug, Clone)]
+pub enum AcceptableValue {
+    Literal(Value),
+    Object(BTreeMap<String, ArgMatcher>),
+}
+
+/// Why a matcher could not be parsed; the loader adds the file and line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MatcherError {
+    #[error("invalid regex {pattern:?}: {reason}")]
+    BadRegex { pattern: String, reason: String },
+    #[error("`regex` must be a string")]
+    RegexNotString,
+    #[error("`approx` needs a numeric `tolerance` beside it, e.g. {{ approx = 12.5, tolerance = 0.01 }}")]
+    MissingTolerance,
+    #[error("`approx` and `tolerance` must be numbers, and `tolerance` must not be negative")]
+    BadApprox,
+}
+
+impl ArgMatcher {
+    /// Parses the written form of a matcher.
+    pub fn parse(written: &Value) -> Result<ArgMatcher, MatcherError> {
+        match written {
+            Value::Array(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                let mut may_omit = false;
+                for item in items {
+                    match item {
+                        Value::String(s) if s.is_empty() => may_omit = true,
+                        Value::Object(fields) => values.push(AcceptableValue::Object(parse_fields(fields)?)),
+                        literal => values.push(AcceptableValue::Literal(literal.clone())),
+                    }
+                }
+                Ok(ArgMatcher::OneOf { values, may_omit })
+            }
+            Value::Object(fields) => parse_table(fields),
+            Value::String(s) if s.is_empty() => Ok(ArgMatcher::OneOf { values: Vec::new(), may_omit: true }),
+            literal => Ok(ArgMatcher::OneOf { values: vec![AcceptableValue::Literal(literal.clone())], may_omit: false }),
+        }
+    }
+
+    /// True when the argument may be left out of the call.
+    pub fn allows_omission(&self) -> bool {
+        matches!(self, ArgMatcher::OneOf { may_omit: true, .. })
+    }
+
+    /// Whether `value` is acceptable. Numbers compare by value (`3` equals `3.0`).
+    pub fn accepts(&self, value: &Value) -> bool {
+        match self {
+            ArgMatcher::OneOf { values, .. } => values.iter().any(|v| v.accepts(value)),
+            ArgMatcher::Regex(re) => value.as_str().is_some_and(|s| re.is_match(s)),
+            ArgMatcher::Approx { approx, tolerance } => {
+                value.as_f64().is_some_and(|x| (x - approx).abs() <= *tolerance)
+            }
+        }
+    }
+
+    /// The literal values this matcher lists (for checking them against a schema).
+    pub fn literals(&self) -> impl Iterator<Item = &Value> {
+        let values: &[AcceptableValue] = match self {
+            ArgMatcher::OneOf { values, .. } => values,
+            _ => &[],
+        };
+        values.iter().filter_map(|v| match v {
+            AcceptableValue::Literal(literal) => Some(literal),
+            AcceptableValue::Object(_) => None,
+        })
+    }
+}
+
+impl AcceptableValue {
+    fn accepts(&self, value: &Value) -> bool {
+        match self {
+            AcceptableValue::Literal(literal) => values_equal(literal, value),
+            AcceptableValue::Object(fields) => value.as_object().is_some_and(|object| {
+                fields.iter().all(|(key, matcher)| match object.get(key) {
+                    Some(v) => matcher.accepts(v),
+                    None => matcher.allows_omission(),
+                })
+            }),
+        }
+    }
+}
+
+/// Accepts the given arguments against a set of matchers: every matcher's argument is present and
+/// accepted, or absent and allowed to be omitted. Arguments without a matcher are not checked.
+pub(crate) fn arguments_match(matchers: &BTreeMap<String, ArgMatcher>, arguments: &Map<String, Value>) -> bool {
+    matchers.iter().all(|(name, matcher)| match arguments.get(name) {
+        Some(value) => matcher.accepts(value),
+        None => matcher.allows_omission(),
+    })
+}
+
+fn parse_table(fields: &Map<String, Value>) -> Result<ArgMatcher, MatcherError> {
+    if let Some(pattern) = fields.get("regex").filter(|_| fields.len() == 1) {
+        let pattern = pattern.as_str().ok_or(MatcherError::RegexNotString)?;
+        return Regex::new(pattern).map(ArgMatcher::Regex).map_err(|e| MatcherError::BadRegex {
+            pattern: pattern.to_string(),
+            reason: e.to_string(),
+        });
+    }
+    if let Some(approx) = fields.get("approx") {
+        let tolerance = fields.get("tolerance").ok_or(MatcherError::MissingTolerance)?;
+        return match (approx.as_f64(), tolerance.as_f64(), fields.len()) {
+            (Some(approx), Some(tolerance), 2) if tolerance >= 0.0 => Ok(ArgMatcher::Approx { approx, tolerance }),
+            _ => Err(MatcherError::BadApprox),
+        };
+    }
+    Ok(ArgMatcher::OneOf { values: vec![AcceptableValue::Object(parse_fields(fields)?)], may_omit: false })
+}
+
+fn parse_fields(fields: &Map<String, Value>) -> Result<BTreeMap<String, ArgMatcher>, MatcherError> {
+    fields.iter().map(|(k, v)| Ok((k.clone(), ArgMatcher::parse(v)?))).collect()
+}
+
+fn values_equal(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y)),
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len() && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y)))
+        }
+        _ => expected == actual,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn matcher(v: Value) -> ArgMatcher {
+        ArgMatcher::parse(&v).unwrap()
+    }
+
+    #[test]
+    fn lists_accept_any_listed_value_and_empty_string_means_optional() {
+        let m = matcher(json!(["Paris", "Paris, France", ""]));
+        assert!(m.accepts(&json!("Paris, France")));
+        assert!(!m.accepts(&json!("Lyon")));
+        assert!(m.allows_omission());
+        assert!(!matcher(json!(["Paris"])).allows_omission());
+    }
+
+    #[test]
+    fn numbers_compare_by_value_and_tolerance() {
+        assert!(matcher(json!(3)).accepts(&json!(3.0)));
+        assert!(!matcher(json!(3)).accepts(&json!("3")));
+        let m = matcher(json!({"approx": 12.5, "tolerance": 0.01}));
+        assert!(m.accepts(&json!(12.505)));
+        assert!(!m.accepts(&json!(12.52)));
+    }
+
+    #[test]
+    fn regex_and_nested_objects() {
+        assert!(matcher(json!({"regex": "^[0-9]{5}$"})).accepts(&json!("75001")));
+        assert!(!matcher(json!({"regex": "^[0-9]{5}$"})).accepts(&json!("7500")));
+        let m = matcher(json!([{"lat": [48.85], "lon": [2.35], "alt": [""]}]));
+        assert!(m.accepts(&json!({"lat": 48.85, "lon": 2.35})));
+        assert!(!m.accepts(&json!({"lat": 48.85})));
+    }
+
+    #[test]
+    fn malformed_matchers_are_errors_not_panics() {
+        assert!(matches!(ArgMatcher::parse(&json!({"regex": "("})), Err(MatcherError::BadRegex { .. })));
+        assert_eq!(ArgMatcher::parse(&json!({"approx": 1})).unwrap_err(), MatcherError::MissingTolerance);
+        assert_eq!(ArgMatcher::parse(&json!({"approx": 1, "tolerance": -1})).unwrap_err(), MatcherError::BadApprox);
+    }
+}

@@ -1,0 +1,12 @@
+//! The validated, in-memory meaning of the files: toolsets of tools with their simulated behaviour,
+//! suites of tasks with their expectations, and the argument matchers both use. Everything here has
+//! passed `load`'s checks, so later stages (registry, server, runner, scoring) can trust it. This module
+//! neither reads files nor reports errors; it only holds and matches.
+
+mod matcher;
+mod task;
+mod tool;
+
+pub use matcher::{AcceptableValue, ArgMatcher, MatcherError};
+pub use task::{ExpectedCall, Expectation, Message, Role, Suite, Task, TaskInput};
+pub use tool::{Behavior, Response, ResponseRule, Tool, ToolAnnotations, Toolset, fill_template, template_placeholders};

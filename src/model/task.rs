@@ -1,0 +1,78 @@
+//! Suites and tasks: a prompt (or conversation) and what a good assistant does with it.
+
+use super::ArgMatcher;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A named set of tasks for one toolset.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    pub name: String,
+    pub description: Option<String>,
+    pub source: PathBuf,
+    /// The toolset's name as resolved by the loader.
+    pub toolset: String,
+    pub tasks: Vec<Task>,
+}
+
+/// One task.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: String,
+    pub input: TaskInput,
+    pub tags: Vec<String>,
+    pub lang: String,
+    pub expectation: Expectation,
+    /// Where the task was written: its file and 1-based line.
+    pub source: PathBuf,
+    pub line: Option<usize>,
+}
+
+/// What the model is given.
+#[derive(Debug, Clone)]
+pub enum TaskInput {
+    Prompt(String),
+    Messages(Vec<Message>),
+}
+
+/// One chat turn.
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// What a good answer does.
+#[derive(Debug, Clone)]
+pub enum Expectation {
+    /// These calls, in this order (one entry for a single-call task).
+    Calls(Vec<ExpectedCall>),
+    /// Any one of these calls.
+    AnyOf(Vec<ExpectedCall>),
+    /// No tool call at all.
+    NoCall,
+}
+
+impl Expectation {
+    /// Every call the expectation names.
+    pub fn calls(&self) -> &[ExpectedCall] {
+        match self {
+            Expectation::Calls(calls) | Expectation::AnyOf(calls) => calls,
+            Expectation::NoCall => &[],
+        }
+    }
+}
+
+/// An expected call: the tool, and matchers for the arguments that are checked.
+#[derive(Debug, Clone)]
+pub struct ExpectedCall {
+    pub tool: String,
+    pub args: BTreeMap<String, ArgMatcher>,
+}

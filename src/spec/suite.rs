@@ -1,0 +1,53 @@
+//! Suite files: a toolset reference and `[[task]]` entries (inline, or one JSON object per line in a
+//! `tasks_file`).
+
+use super::Located;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A suite file in TOML.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    pub format: Located<u32>,
+    pub suite: Located<String>,
+    pub toolset: Located<String>,
+    pub description: Option<String>,
+    pub tasks_file: Option<Located<String>>,
+    #[serde(rename = "task", default)]
+    pub tasks: Vec<Located<TaskSpec>>,
+}
+
+/// One task as written, inline or as a JSONL record.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    pub id: Located<String>,
+    pub prompt: Option<String>,
+    pub messages: Option<Vec<MessageSpec>>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub lang: Option<String>,
+    pub expect: Option<Vec<Located<ExpectedCallSpec>>>,
+    pub expect_any_of: Option<Vec<Located<ExpectedCallSpec>>>,
+    pub expect_no_call: Option<Located<bool>>,
+}
+
+/// One chat turn of a `messages` task.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageSpec {
+    pub role: Located<String>,
+    pub content: String,
+}
+
+/// One expected tool call: the tool and the matchers for the arguments that are checked.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedCallSpec {
+    pub tool: Located<String>,
+    #[serde(default)]
+    // Located keys (not serde_json's String-keyed Map) so a bad argument name points at its own line.
+    pub args: BTreeMap<Located<String>, Value>,
+}

@@ -1,0 +1,75 @@
+//! Toolset files: `[[tool]]` entries with MCP's tool fields plus a `behavior` table for the simulation.
+
+use super::Located;
+use crate::model::ToolAnnotations;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A toolset file in TOML.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsetFile {
+    pub format: Located<u32>,
+    pub name: Option<Located<String>>,
+    pub description: Option<String>,
+    #[serde(rename = "tool", default)]
+    pub tools: Vec<Located<ToolSpec>>,
+}
+
+/// One tool as written: MCP `Tool` fields, spelled as the specification spells them, plus `behavior`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    pub name: Located<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<Located<String>>,
+    #[serde(rename = "inputSchema", default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Located<Value>>,
+    #[serde(rename = "outputSchema", default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Located<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Value>,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behavior: Option<Located<BehaviorSpec>>,
+}
+
+/// What the simulated tool answers: a default response, optional rules tried first, optional latency.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BehaviorSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+    #[serde(rename = "rule", default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<Located<ResponseRuleSpec>>,
+}
+
+/// A rule: when the arguments match `when`, answer with this response instead of the default.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResponseRuleSpec {
+    pub when: Located<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+}
