@@ -64,18 +64,26 @@ impl Rule {
     /// The passage of the source chapter the rule comes from.
     pub fn source(self) -> &'static str {
         match self {
-            Rule::EmptyDescription | Rule::ShortDescription => "§5.2.3 and anti-pattern 1 (description 过短)",
+            Rule::EmptyDescription | Rule::ShortDescription => {
+                "§5.2.3 and anti-pattern 1 (description 过短)"
+            }
             Rule::NameNotVerbFirst => "principle 1 (动词开头命名)",
             Rule::NameCharacters | Rule::NameTooLong => "§5.2.1 (SEP-986 tool names)",
             Rule::NestedName => "anti-pattern 2 (name 太长或含层级)",
-            Rule::ParamWithoutDescription | Rule::ParamDescriptionUninformative => "principle 2 (每个参数都加 description)",
+            Rule::ParamWithoutDescription | Rule::ParamDescriptionUninformative => {
+                "principle 2 (每个参数都加 description)"
+            }
             Rule::OverlappingParams => "anti-pattern 3 (参数语义重叠)",
-            Rule::OptionalWithoutDefault | Rule::NullDefault => "principle 3 (默认值服务于最常见路径)",
+            Rule::OptionalWithoutDefault | Rule::NullDefault => {
+                "principle 3 (默认值服务于最常见路径)"
+            }
             Rule::DestructiveWithoutHint | Rule::ContradictoryHints | Rule::ReadOnlyWithoutHint => {
                 "principle 6 and anti-pattern 6 (诚实标注 annotation / destructiveHint)"
             }
             Rule::TooManyTools => "§5.3.4 (tool count)",
-            Rule::SimilarDescriptions => "§5.2.3 (confusable neighbours: description decides the pick)",
+            Rule::SimilarDescriptions => {
+                "§5.2.3 (confusable neighbours: description decides the pick)"
+            }
         }
     }
 }
@@ -109,14 +117,31 @@ pub fn lint(toolset: &Toolset) -> Vec<Finding> {
     findings
 }
 
-fn push(findings: &mut Vec<Finding>, tool: Option<&str>, rule: Rule, severity: LintSeverity, message: String, suggestion: String) {
-    findings.push(Finding { tool: tool.map(str::to_string), rule: rule.id(), severity, message, suggestion, source: rule.source() });
+fn push(
+    findings: &mut Vec<Finding>,
+    tool: Option<&str>,
+    rule: Rule,
+    severity: LintSeverity,
+    message: String,
+    suggestion: String,
+) {
+    findings.push(Finding {
+        tool: tool.map(str::to_string),
+        rule: rule.id(),
+        severity,
+        message,
+        suggestion,
+        source: rule.source(),
+    });
 }
 
 /// Words in a text: Latin words count one each; CJK characters about half a word each (two per word).
 fn text_weight(text: &str) -> f64 {
     let cjk = text.chars().filter(|c| is_cjk(*c)).count();
-    let latin_words = text.split(|c: char| !c.is_alphanumeric() || is_cjk(c)).filter(|w| !w.is_empty()).count();
+    let latin_words = text
+        .split(|c: char| !c.is_alphanumeric() || is_cjk(c))
+        .filter(|w| !w.is_empty())
+        .count();
     latin_words as f64 + cjk as f64 / 2.0
 }
 
@@ -138,35 +163,69 @@ fn lint_description(tool: &Tool, findings: &mut Vec<Finding>) {
     let weight = text_weight(description);
     if weight < SHORT_DESCRIPTION_WORDS {
         push(findings, name, Rule::ShortDescription, LintSeverity::Warning,
-            format!("description {description:?} is about {weight:.0} words; it cannot say what, when, limits and formats"),
+            format!("description {description:?} is only ~{weight:.0} word(s); too short to say what, when, limits and formats"),
             "state what it returns, when to use it (and when not: name the neighbouring tool), its scope or limits, and argument formats with an example".into());
     }
 }
 
 fn lint_name(tool: &Tool, findings: &mut Vec<Finding>) {
     let name = tool.name.as_str();
-    if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
         push(findings, Some(name), Rule::NameCharacters, LintSeverity::Warning, format!("name contains {bad:?}, outside SEP-986's A-Z a-z 0-9 _ - ."),
             "use only letters, digits, '_', '-' and '.'; some clients and model APIs reject other characters".into());
     }
     let length = name.chars().count();
     if length > 64 {
-        push(findings, Some(name), Rule::NameTooLong, LintSeverity::Warning, format!("name is {length} characters"), "keep names within 64 characters (SEP-986 allows 128; older clients 64)".into());
+        push(
+            findings,
+            Some(name),
+            Rule::NameTooLong,
+            LintSeverity::Warning,
+            format!("name is {length} characters"),
+            "keep names within 64 characters (SEP-986 allows 128; older clients 64)".into(),
+        );
     }
     let levels = name.matches(['.', '/']).count();
     if levels > 1 {
         push(findings, Some(name), Rule::NestedName, LintSeverity::Warning, format!("name has {levels} hierarchy separators"),
             "use a flat name with at most one separator, e.g. \"get_user\" instead of \"company.domain.tools.get_user_by_id_v2\"".into());
     }
-    let first = name_tokens(name).into_iter().next().unwrap_or_default();
+    let first = verb_of(name);
     if !VERBS.contains(&first.as_str()) {
-        push(findings, Some(name), Rule::NameNotVerbFirst, LintSeverity::Warning, format!("name starts with {first:?}, not a verb"),
-            format!("start with what the tool does, e.g. \"get_{}\", \"search_{}\" or \"create_{}\"", name_tail(name), name_tail(name), name_tail(name)));
+        push(
+            findings,
+            Some(name),
+            Rule::NameNotVerbFirst,
+            LintSeverity::Warning,
+            format!("name starts with {first:?}, not a verb"),
+            format!(
+                "start with what the tool does, e.g. \"get_{}\", \"search_{}\" or \"create_{}\"",
+                name_tail(name),
+                name_tail(name),
+                name_tail(name)
+            ),
+        );
     }
 }
 
 fn name_tail(name: &str) -> String {
-    name_tokens(name).join("_")
+    name_tokens(last_segment(name)).join("_")
+}
+
+/// The part after the last hierarchy separator: `github.create_issue` is verb-first.
+fn last_segment(name: &str) -> &str {
+    name.rsplit(['.', '/']).next().unwrap_or(name)
+}
+
+/// The first word of the last segment, where the verb belongs.
+fn verb_of(name: &str) -> String {
+    name_tokens(last_segment(name))
+        .into_iter()
+        .next()
+        .unwrap_or_default()
 }
 
 /// A tool name split into lowercase words: `getUserById` and `get_user_by_id` give the same tokens.
@@ -199,22 +258,54 @@ fn lint_parameters(tool: &Tool, findings: &mut Vec<Finding>) {
     let required: BTreeSet<&str> = tool.required_parameters().into_iter().collect();
     let parameters: Vec<(&String, &Value)> = tool.parameters().collect();
     for (param, schema) in &parameters {
-        let description = schema.get("description").and_then(Value::as_str).unwrap_or("").trim();
+        let description = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim();
         if description.is_empty() {
-            push(findings, name, Rule::ParamWithoutDescription, LintSeverity::Warning, format!("parameter {param:?} has no description"),
-                format!("describe {param:?}: its meaning, format and an example value"));
+            push(
+                findings,
+                name,
+                Rule::ParamWithoutDescription,
+                LintSeverity::Warning,
+                format!("parameter {param:?} has no description"),
+                format!("describe {param:?}: its meaning, format and an example value"),
+            );
         } else if text_weight(description) < 2.0 || name_tokens(description) == name_tokens(param) {
-            push(findings, name, Rule::ParamDescriptionUninformative, LintSeverity::Warning,
+            push(
+                findings,
+                name,
+                Rule::ParamDescriptionUninformative,
+                LintSeverity::Warning,
                 format!("parameter {param:?} is described only as {description:?}"),
-                format!("say what {param:?} means and its format, with an example (e.g. \"City name such as 'Paris' or postal code such as '75001'\")"));
+                format!(
+                    "say what {param:?} means, its format or allowed values, and give an example value"
+                ),
+            );
         }
         if !required.contains(param.as_str()) {
             match schema.get("default") {
-                Some(Value::Null) => push(findings, name, Rule::NullDefault, LintSeverity::Warning, format!("optional parameter {param:?} defaults to null"),
-                    format!("give {param:?} the value the common case needs (e.g. `timeout: 30` rather than `timeout: null`)")),
-                None if schema.get("const").is_none() => push(findings, name, Rule::OptionalWithoutDefault, LintSeverity::Info,
+                Some(Value::Null) => push(
+                    findings,
+                    name,
+                    Rule::NullDefault,
+                    LintSeverity::Warning,
+                    format!("optional parameter {param:?} defaults to null"),
+                    format!(
+                        "give {param:?} the value the common case needs (e.g. `timeout: 30` rather than `timeout: null`)"
+                    ),
+                ),
+                None if schema.get("const").is_none() => push(
+                    findings,
+                    name,
+                    Rule::OptionalWithoutDefault,
+                    LintSeverity::Info,
                     format!("optional parameter {param:?} has no default"),
-                    format!("declare the value used when {param:?} is left out, so the model can safely omit it")),
+                    format!(
+                        "declare the value used when {param:?} is left out, so the model can safely omit it"
+                    ),
+                ),
                 _ => {}
             }
         }
@@ -222,7 +313,11 @@ fn lint_parameters(tool: &Tool, findings: &mut Vec<Finding>) {
     for (i, (a, _)) in parameters.iter().enumerate() {
         for (b, _) in &parameters[i + 1..] {
             let (ta, tb) = (name_tokens(a), name_tokens(b));
-            let (short, long) = if ta.len() <= tb.len() { (&ta, &tb) } else { (&tb, &ta) };
+            let (short, long) = if ta.len() <= tb.len() {
+                (&ta, &tb)
+            } else {
+                (&tb, &ta)
+            };
             if short.len() < long.len() && short.iter().all(|t| long.contains(t)) {
                 push(findings, name, Rule::OverlappingParams, LintSeverity::Warning, format!("parameters {a:?} and {b:?} overlap in meaning"),
                     "merge them or rename one so a model knows which to fill (e.g. `id` next to `userId`)".into());
@@ -234,10 +329,16 @@ fn lint_parameters(tool: &Tool, findings: &mut Vec<Finding>) {
 fn lint_annotations(tool: &Tool, findings: &mut Vec<Finding>) {
     let name = Some(tool.name.as_str());
     let hints = tool.annotations.clone().unwrap_or_default();
-    let verb = name_tokens(&tool.name).into_iter().next().unwrap_or_default();
+    let verb = verb_of(&tool.name);
     if hints.read_only_hint == Some(true) && hints.destructive_hint == Some(true) {
-        push(findings, name, Rule::ContradictoryHints, LintSeverity::Error, "readOnlyHint and destructiveHint are both true".into(),
-            "a read-only tool cannot destroy data; set the hint that is true".into());
+        push(
+            findings,
+            name,
+            Rule::ContradictoryHints,
+            LintSeverity::Error,
+            "readOnlyHint and destructiveHint are both true".into(),
+            "a read-only tool cannot destroy data; set the hint that is true".into(),
+        );
     }
     if DESTRUCTIVE_VERBS.contains(&verb.as_str()) {
         if hints.read_only_hint == Some(true) {
@@ -265,19 +366,41 @@ fn lint_tool_count(toolset: &Toolset, findings: &mut Vec<Finding>) {
 }
 
 fn lint_similar_descriptions(toolset: &Toolset, findings: &mut Vec<Finding>) {
-    let documents: Vec<Vec<String>> = toolset.tools.iter().map(|t| description_terms(&format!("{} {}", t.name.replace(['_', '-', '.'], " "), t.description.as_deref().unwrap_or("")))).collect();
+    let documents: Vec<Vec<String>> = toolset
+        .tools
+        .iter()
+        .map(|t| {
+            description_terms(&format!(
+                "{} {}",
+                t.name.replace(['_', '-', '.'], " "),
+                t.description.as_deref().unwrap_or("")
+            ))
+        })
+        .collect();
     for (i, j, similarity) in similar_pairs(&documents, SIMILARITY_THRESHOLD) {
         let (a, b) = (&toolset.tools[i].name, &toolset.tools[j].name);
-        push(findings, Some(a), Rule::SimilarDescriptions, LintSeverity::Warning,
-            format!("{a:?} and {b:?} are described alike (TF-IDF cosine {similarity:.2}); models will confuse them"),
-            format!("say in each when to use it rather than the other (time range, scope, input), e.g. \"{a}: … Not for …; use {b} for …\""));
+        push(
+            findings,
+            Some(a),
+            Rule::SimilarDescriptions,
+            LintSeverity::Warning,
+            format!(
+                "{a:?} and {b:?} are described alike (TF-IDF cosine {similarity:.2}); models will confuse them"
+            ),
+            format!(
+                "say in each when to use it rather than the other (time range, scope, input), e.g. \"{a}: … Not for …; use {b} for …\""
+            ),
+        );
     }
 }
 
 /// Lowercase terms of a text: Latin words (minus stop words), CJK characters and CJK bigrams.
 fn description_terms(text: &str) -> Vec<String> {
     let mut terms = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric() || is_cjk(c)).filter(|w| !w.is_empty()) {
+    for word in text
+        .split(|c: char| !c.is_alphanumeric() || is_cjk(c))
+        .filter(|w| !w.is_empty())
+    {
         let word = word.to_lowercase();
         if !STOP_WORDS.contains(&word.as_str()) {
             terms.push(word);
@@ -325,8 +448,15 @@ pub fn similar_pairs(documents: &[Vec<String>], threshold: f64) -> Vec<(usize, u
     let mut pairs = Vec::new();
     for i in 0..vectors.len() {
         for j in i + 1..vectors.len() {
-            let (small, large) = if vectors[i].len() <= vectors[j].len() { (&vectors[i], &vectors[j]) } else { (&vectors[j], &vectors[i]) };
-            let cosine: f64 = small.iter().filter_map(|(t, w)| large.get(t).map(|x| w * x)).sum();
+            let (small, large) = if vectors[i].len() <= vectors[j].len() {
+                (&vectors[i], &vectors[j])
+            } else {
+                (&vectors[j], &vectors[i])
+            };
+            let cosine: f64 = small
+                .iter()
+                .filter_map(|(t, w)| large.get(t).map(|x| w * x))
+                .sum();
             if cosine >= threshold {
                 pairs.push((i, j, cosine));
             }
@@ -337,40 +467,258 @@ pub fn similar_pairs(documents: &[Vec<String>], threshold: f64) -> Vec<(usize, u
 }
 
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "by", "with", "as", "at", "it", "its",
-    "this", "that", "from", "use", "e", "g", "eg", "such", "not", "only", "one", "you", "your",
+    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "by", "with",
+    "as", "at", "it", "its", "this", "that", "from", "use", "e", "g", "eg", "such", "not", "only",
+    "one", "you", "your",
 ];
 
 /// Verbs a tool name may start with (principle 1).
 const VERBS: &[&str] = &[
-    "get", "list", "search", "find", "create", "update", "delete", "remove", "add", "set", "send", "read", "write",
-    "fetch", "lookup", "look", "query", "check", "compute", "calculate", "convert", "book", "cancel", "reserve", "move",
-    "copy", "rename", "run", "start", "stop", "restart", "open", "close", "merge", "deploy", "rollback", "rerun", "build",
-    "lint", "test", "commit", "push", "pull", "clone", "checkout", "diff", "grep", "compress", "extract", "share", "upload",
-    "download", "append", "replace", "edit", "draft", "reply", "forward", "archive", "respond", "schedule", "invite",
-    "transfer", "pay", "refund", "export", "import", "categorize", "categorise", "track", "turn", "toggle", "lock",
-    "unlock", "arm", "disarm", "play", "pause", "resume", "dim", "activate", "deactivate", "enable", "disable", "record",
-    "view", "show", "describe", "count", "estimate", "validate", "verify", "translate", "summarize", "summarise",
-    "generate", "make", "post", "comment", "assign", "approve", "reject", "subscribe", "unsubscribe", "sync", "scan",
-    "snooze", "mark", "flag", "tag", "label", "rate", "review", "compare", "plan", "route", "locate", "request", "return",
-    "renew", "register", "login", "logout", "reset", "clear", "purge", "drop", "insert", "save", "load", "print", "call",
-    "notify", "remind", "watch", "monitor", "measure", "analyze", "analyse", "preview", "apply", "submit", "confirm",
-    "modify", "change", "adjust", "raise", "lower", "increase", "decrease", "trigger", "execute", "invoke", "handle",
-    "manage", "do", "process", "ping", "echo", "close", "reopen", "fork", "tail", "stat", "empty", "restore", "backup",
-    "mute", "unmute", "skip", "queue", "shuffle", "vacuum", "clean", "dock", "take", "capture", "snapshot", "quote",
-    "exchange", "withdraw", "deposit", "buy", "sell", "order", "ship", "issue", "revoke", "grant", "accept", "decline",
+    "get",
+    "list",
+    "search",
+    "find",
+    "create",
+    "update",
+    "delete",
+    "remove",
+    "add",
+    "set",
+    "send",
+    "read",
+    "write",
+    "fetch",
+    "lookup",
+    "look",
+    "query",
+    "check",
+    "compute",
+    "calculate",
+    "convert",
+    "book",
+    "cancel",
+    "reserve",
+    "move",
+    "copy",
+    "rename",
+    "run",
+    "start",
+    "stop",
+    "restart",
+    "open",
+    "close",
+    "merge",
+    "deploy",
+    "rollback",
+    "rerun",
+    "build",
+    "lint",
+    "test",
+    "commit",
+    "push",
+    "pull",
+    "clone",
+    "checkout",
+    "diff",
+    "grep",
+    "compress",
+    "extract",
+    "share",
+    "upload",
+    "download",
+    "append",
+    "replace",
+    "edit",
+    "draft",
+    "reply",
+    "forward",
+    "archive",
+    "respond",
+    "schedule",
+    "invite",
+    "transfer",
+    "pay",
+    "refund",
+    "export",
+    "import",
+    "categorize",
+    "categorise",
+    "track",
+    "turn",
+    "toggle",
+    "lock",
+    "unlock",
+    "arm",
+    "disarm",
+    "play",
+    "pause",
+    "resume",
+    "dim",
+    "activate",
+    "deactivate",
+    "enable",
+    "disable",
+    "record",
+    "view",
+    "show",
+    "describe",
+    "count",
+    "estimate",
+    "validate",
+    "verify",
+    "translate",
+    "summarize",
+    "summarise",
+    "generate",
+    "make",
+    "post",
+    "comment",
+    "assign",
+    "approve",
+    "reject",
+    "subscribe",
+    "unsubscribe",
+    "sync",
+    "scan",
+    "snooze",
+    "mark",
+    "flag",
+    "tag",
+    "label",
+    "rate",
+    "review",
+    "compare",
+    "plan",
+    "route",
+    "locate",
+    "request",
+    "return",
+    "renew",
+    "register",
+    "login",
+    "logout",
+    "reset",
+    "clear",
+    "purge",
+    "drop",
+    "insert",
+    "save",
+    "load",
+    "print",
+    "call",
+    "notify",
+    "remind",
+    "watch",
+    "monitor",
+    "measure",
+    "analyze",
+    "analyse",
+    "preview",
+    "apply",
+    "submit",
+    "confirm",
+    "modify",
+    "change",
+    "adjust",
+    "raise",
+    "lower",
+    "increase",
+    "decrease",
+    "trigger",
+    "execute",
+    "invoke",
+    "handle",
+    "manage",
+    "do",
+    "process",
+    "ping",
+    "echo",
+    "reopen",
+    "fork",
+    "tail",
+    "stat",
+    "empty",
+    "restore",
+    "backup",
+    "mute",
+    "unmute",
+    "skip",
+    "queue",
+    "shuffle",
+    "vacuum",
+    "clean",
+    "dock",
+    "take",
+    "capture",
+    "snapshot",
+    "quote",
+    "exchange",
+    "withdraw",
+    "deposit",
+    "buy",
+    "sell",
+    "order",
+    "ship",
+    "issue",
+    "revoke",
+    "grant",
+    "accept",
+    "decline",
 ];
 
 /// Verbs that usually change or destroy state (anti-pattern 6).
 const DESTRUCTIVE_VERBS: &[&str] = &[
-    "delete", "remove", "drop", "destroy", "purge", "erase", "wipe", "reset", "overwrite", "cancel", "revoke", "unlock",
-    "disarm", "rollback", "truncate", "kill", "terminate", "empty", "refund", "transfer", "pay", "withdraw", "sell",
+    "delete",
+    "remove",
+    "drop",
+    "destroy",
+    "purge",
+    "erase",
+    "wipe",
+    "reset",
+    "overwrite",
+    "cancel",
+    "revoke",
+    "unlock",
+    "disarm",
+    "rollback",
+    "truncate",
+    "kill",
+    "terminate",
+    "empty",
+    "refund",
+    "transfer",
+    "pay",
+    "withdraw",
+    "sell",
 ];
 
 /// Verbs that usually only read (principle 6: mark them read-only so clients need not confirm).
 const READ_ONLY_VERBS: &[&str] = &[
-    "get", "list", "search", "find", "read", "fetch", "lookup", "query", "check", "view", "show", "describe", "count",
-    "estimate", "preview", "compute", "calculate", "diff", "grep", "locate", "compare", "quote", "validate", "verify",
+    "get",
+    "list",
+    "search",
+    "find",
+    "read",
+    "fetch",
+    "lookup",
+    "query",
+    "check",
+    "view",
+    "show",
+    "describe",
+    "count",
+    "estimate",
+    "preview",
+    "compute",
+    "calculate",
+    "diff",
+    "grep",
+    "locate",
+    "compare",
+    "quote",
+    "validate",
+    "verify",
 ];
 
 #[cfg(test)]
@@ -380,14 +728,21 @@ mod tests {
     #[test]
     fn names_split_into_words_however_written() {
         assert_eq!(name_tokens("getUserById"), vec!["get", "user", "by", "id"]);
-        assert_eq!(name_tokens("get_user-by.id"), vec!["get", "user", "by", "id"]);
+        assert_eq!(
+            name_tokens("get_user-by.id"),
+            vec!["get", "user", "by", "id"]
+        );
         assert_eq!(name_tokens("DATA_EXPORT_v2"), vec!["data", "export", "v2"]);
     }
 
     #[test]
     fn chinese_text_is_weighed_by_characters() {
         assert!(text_weight("查询天气") < SHORT_DESCRIPTION_WORDS);
-        assert!(text_weight("查询指定城市的当前（今天）天气。不支持历史天气或未来预报。支持中国大陆、香港、台湾、海外主要城市。") >= SHORT_DESCRIPTION_WORDS);
+        assert!(
+            text_weight(
+                "查询指定城市的当前（今天）天气。不支持历史天气或未来预报。支持中国大陆、香港、台湾、海外主要城市。"
+            ) >= SHORT_DESCRIPTION_WORDS
+        );
         assert_eq!(text_weight("Get the weather"), 3.0);
     }
 

@@ -13,9 +13,13 @@ use std::collections::HashMap;
 pub enum SchemaError {
     #[error("a schema must be a JSON object, found {found}")]
     NotAnObject { found: &'static str },
-    #[error("the schema's root \"type\" must be \"object\" (MCP requires tool schemas to describe an object), found {found}")]
+    #[error(
+        "the schema's root \"type\" must be \"object\" (MCP requires tool schemas to describe an object), found {found}"
+    )]
     RootNotObject { found: String },
-    #[error("unsupported \"$schema\" {uri:?}: use JSON Schema 2020-12 (omit \"$schema\"), 2019-09, draft-07, -06 or -04")]
+    #[error(
+        "unsupported \"$schema\" {uri:?}: use JSON Schema 2020-12 (omit \"$schema\"), 2019-09, draft-07, -06 or -04"
+    )]
     UnsupportedDialect { uri: String },
     #[error("invalid JSON Schema: {reason}")]
     Invalid { reason: String },
@@ -27,7 +31,11 @@ pub enum RegistryError {
     #[error("duplicate tool name {name:?}")]
     DuplicateName { name: String },
     #[error("tool {tool:?}: {which}: {error}")]
-    Schema { tool: String, which: &'static str, error: SchemaError },
+    Schema {
+        tool: String,
+        which: &'static str,
+        error: SchemaError,
+    },
 }
 
 /// One served tool with its compiled validators.
@@ -54,15 +62,29 @@ impl ToolRegistry {
             if index.insert(tool.name.clone(), registered.len()).is_some() {
                 return Err(RegistryError::DuplicateName { name: tool.name });
             }
-            let schema_error = |which, error| RegistryError::Schema { tool: tool.name.clone(), which, error };
-            let input = compile_object_schema(&tool.input_schema).map_err(|e| schema_error("inputSchema", e))?;
+            let schema_error = |which, error| RegistryError::Schema {
+                tool: tool.name.clone(),
+                which,
+                error,
+            };
+            let input = compile_object_schema(&tool.input_schema)
+                .map_err(|e| schema_error("inputSchema", e))?;
             let output = match &tool.output_schema {
-                Some(schema) => Some(compile_object_schema(schema).map_err(|e| schema_error("outputSchema", e))?),
+                Some(schema) => Some(
+                    compile_object_schema(schema).map_err(|e| schema_error("outputSchema", e))?,
+                ),
                 None => None,
             };
-            registered.push(RegisteredTool { tool, input, output });
+            registered.push(RegisteredTool {
+                tool,
+                input,
+                output,
+            });
         }
-        Ok(ToolRegistry { tools: registered, index })
+        Ok(ToolRegistry {
+            tools: registered,
+            index,
+        })
     }
 
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
@@ -84,7 +106,9 @@ impl ToolRegistry {
 
 /// Compiles a tool's input or output schema: a JSON object whose root type is "object".
 pub fn compile_object_schema(schema: &Value) -> Result<Validator, SchemaError> {
-    let object = schema.as_object().ok_or(SchemaError::NotAnObject { found: json_type_name(schema) })?;
+    let object = schema.as_object().ok_or(SchemaError::NotAnObject {
+        found: json_type_name(schema),
+    })?;
     match object.get("type") {
         Some(Value::String(t)) if t == "object" => {}
         other => {
@@ -101,18 +125,24 @@ pub fn compile_object_schema(schema: &Value) -> Result<Validator, SchemaError> {
 pub fn compile_schema(schema: &Value) -> Result<Validator, SchemaError> {
     let draft = match schema.get("$schema") {
         None => Draft::Draft202012,
-        Some(uri) => dialect(uri).ok_or_else(|| SchemaError::UnsupportedDialect { uri: display_uri(uri) })?,
+        Some(uri) => dialect(uri).ok_or_else(|| SchemaError::UnsupportedDialect {
+            uri: display_uri(uri),
+        })?,
     };
     jsonschema::options()
         .with_draft(draft)
         .should_validate_formats(true)
         .build(schema)
-        .map_err(|e| SchemaError::Invalid { reason: e.to_string() })
+        .map_err(|e| SchemaError::Invalid {
+            reason: e.to_string(),
+        })
 }
 
 fn dialect(uri: &Value) -> Option<Draft> {
     let uri = uri.as_str()?.trim_end_matches('#');
-    let uri = uri.strip_prefix("https://").or_else(|| uri.strip_prefix("http://"))?;
+    let uri = uri
+        .strip_prefix("https://")
+        .or_else(|| uri.strip_prefix("http://"))?;
     match uri {
         "json-schema.org/draft/2020-12/schema" => Some(Draft::Draft202012),
         "json-schema.org/draft/2019-09/schema" => Some(Draft::Draft201909),
@@ -162,19 +192,40 @@ mod tests {
 
     #[test]
     fn bad_schemas_are_refused_with_a_reason() {
-        assert_eq!(compile_object_schema(&json!([])).unwrap_err(), SchemaError::NotAnObject { found: "an array" });
-        assert!(matches!(compile_object_schema(&json!({"type": "string"})), Err(SchemaError::RootNotObject { .. })));
-        assert!(matches!(compile_object_schema(&json!({"type": "object", "properties": {"a": {"type": "strnig"}}})), Err(SchemaError::Invalid { .. })));
+        assert_eq!(
+            compile_object_schema(&json!([])).unwrap_err(),
+            SchemaError::NotAnObject { found: "an array" }
+        );
         assert!(matches!(
-            compile_object_schema(&json!({"$schema": "https://example.com/my-dialect", "type": "object"})),
+            compile_object_schema(&json!({"type": "string"})),
+            Err(SchemaError::RootNotObject { .. })
+        ));
+        assert!(matches!(
+            compile_object_schema(
+                &json!({"type": "object", "properties": {"a": {"type": "strnig"}}})
+            ),
+            Err(SchemaError::Invalid { .. })
+        ));
+        assert!(matches!(
+            compile_object_schema(
+                &json!({"$schema": "https://example.com/my-dialect", "type": "object"})
+            ),
             Err(SchemaError::UnsupportedDialect { .. })
         ));
-        assert!(compile_object_schema(&json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})).is_ok());
+        assert!(
+            compile_object_schema(
+                &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+            )
+            .is_ok()
+        );
     }
 
     #[test]
     fn remote_refs_are_not_fetched() {
         let schema = json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/schema.json"}}});
-        assert!(matches!(compile_object_schema(&schema), Err(SchemaError::Invalid { .. })));
+        assert!(matches!(
+            compile_object_schema(&schema),
+            Err(SchemaError::Invalid { .. })
+        ));
     }
 }

@@ -26,8 +26,6 @@ required = ["city"]
 properties.city = { type = "string", description = "City name such as 'Paris'" }
 "#;
 
-
-
 struct Case {
     name: &'static str,
     files: &'static [(&'static str, &'static str)],
@@ -54,16 +52,29 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "unknown key (typo)",
-            files: &[("toolsets/bad.toml", "format = 1\n[[tool]]\nname = \"get_x\"\ndescripton = \"typo\"\n")],
+            files: &[(
+                "toolsets/bad.toml",
+                "format = 1\n[[tool]]\nname = \"get_x\"\ndescripton = \"typo\"\n",
+            )],
             load: &["toolsets/bad.toml"],
             file: "toolsets/bad.toml",
             line: Some(4),
             record: None,
-            wording: &["unknown field `descripton`", "expected one of", "`description`"],
+            wording: &[
+                "unknown field `descripton`",
+                "expected one of",
+                "`description`",
+            ],
         },
         Case {
             name: "missing required field",
-            files: &[("toolsets/weather.toml", TOOLSET), ("tasks/s.toml", "format = 1\nsuite = \"s\"\n\n[[task]]\nid = \"a\"\nprompt = \"hi\"\nexpect_no_call = true\n")],
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\n\n[[task]]\nid = \"a\"\nprompt = \"hi\"\nexpect_no_call = true\n",
+                ),
+            ],
             load: &["tasks/s.toml"],
             file: "tasks/s.toml",
             line: Some(1),
@@ -72,7 +83,10 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "wrong type",
-            files: &[("toolsets/bad.toml", "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = 42\n")],
+            files: &[(
+                "toolsets/bad.toml",
+                "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = 42\n",
+            )],
             load: &["toolsets/bad.toml"],
             file: "toolsets/bad.toml",
             line: Some(4),
@@ -81,7 +95,10 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "duplicate tool name",
-            files: &[("toolsets/bad.toml", "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = \"First one.\"\n\n[[tool]]\nname = \"get_x\"\ndescription = \"Second one.\"\n")],
+            files: &[(
+                "toolsets/bad.toml",
+                "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = \"First one.\"\n\n[[tool]]\nname = \"get_x\"\ndescription = \"Second one.\"\n",
+            )],
             load: &["toolsets/bad.toml"],
             file: "toolsets/bad.toml",
             line: Some(7),
@@ -90,7 +107,13 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "duplicate task id",
-            files: &[("toolsets/weather.toml", TOOLSET), ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"hi\"\nexpect_no_call = true\n\n[[task]]\nid = \"a\"\nprompt = \"bye\"\nexpect_no_call = true\n")],
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"hi\"\nexpect_no_call = true\n\n[[task]]\nid = \"a\"\nprompt = \"bye\"\nexpect_no_call = true\n",
+                ),
+            ],
             load: &["toolsets", "tasks"],
             file: "tasks/s.toml",
             line: Some(11),
@@ -99,34 +122,64 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "expected tool missing from the toolset",
-            files: &[("toolsets/weather.toml", TOOLSET), ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_wether\", args = { city = \"Paris\" } }]\n")],
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_wether\", args = { city = \"Paris\" } }]\n",
+                ),
+            ],
             load: &["toolsets", "tasks"],
             file: "tasks/s.toml",
             line: Some(8),
             record: None,
-            wording: &["expects tool \"get_wether\", which toolset \"weather\" does not have", "did you mean \"get_weather\""],
+            wording: &[
+                "expects tool \"get_wether\", which toolset \"weather\" does not have",
+                "did you mean \"get_weather\"",
+            ],
         },
         Case {
             name: "expected argument not in the schema",
-            files: &[("toolsets/weather.toml", TOOLSET), ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_weather\", args = { location = \"Paris\" } }]\n")],
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_weather\", args = { location = \"Paris\" } }]\n",
+                ),
+            ],
             load: &["toolsets", "tasks"],
             file: "tasks/s.toml",
             line: Some(8),
             record: None,
-            wording: &["expects argument \"location\", but tool \"get_weather\" has no such parameter", "parameters are: city, days"],
+            wording: &[
+                "expects argument \"location\", but tool \"get_weather\" has no such parameter",
+                "parameters are: city, days",
+            ],
         },
         Case {
             name: "acceptable value the schema rejects",
-            files: &[("toolsets/weather.toml", TOOLSET), ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [\n  { tool = \"get_weather\", args = { city = \"Paris\", days = [\"3\", 3] } },\n]\n")],
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [\n  { tool = \"get_weather\", args = { city = \"Paris\", days = [\"3\", 3] } },\n]\n",
+                ),
+            ],
             load: &["toolsets", "tasks"],
             file: "tasks/s.toml",
             line: Some(9),
             record: None,
-            wording: &["acceptable value \"3\" for \"days\" can never be right", "is not of type \"integer\""],
+            wording: &[
+                "acceptable value \"3\" for \"days\" can never be right",
+                "is not of type \"integer\"",
+            ],
         },
         Case {
             name: "invalid JSON Schema",
-            files: &[("toolsets/bad.toml", "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = \"Gets x.\"\n[tool.inputSchema]\ntype = \"object\"\nproperties.a = { type = \"strnig\" }\n")],
+            files: &[(
+                "toolsets/bad.toml",
+                "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = \"Gets x.\"\n[tool.inputSchema]\ntype = \"object\"\nproperties.a = { type = \"strnig\" }\n",
+            )],
             load: &["toolsets/bad.toml"],
             file: "toolsets/bad.toml",
             line: Some(5),
@@ -135,7 +188,10 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "root type not object",
-            files: &[("toolsets/bad.json", "{\"tools\": [\n  {\"name\": \"get_x\", \"description\": \"Gets x.\",\n   \"inputSchema\": {\"type\": \"string\"}}\n]}\n")],
+            files: &[(
+                "toolsets/bad.json",
+                "{\"tools\": [\n  {\"name\": \"get_x\", \"description\": \"Gets x.\",\n   \"inputSchema\": {\"type\": \"string\"}}\n]}\n",
+            )],
             load: &["toolsets/bad.json"],
             file: "toolsets/bad.json",
             line: Some(2),
@@ -146,8 +202,14 @@ fn cases() -> Vec<Case> {
             name: "JSONL line that is not JSON",
             files: &[
                 ("toolsets/weather.toml", TOOLSET),
-                ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\ntasks_file = \"s.jsonl\"\n"),
-                ("tasks/s.jsonl", "{\"id\": \"a\", \"prompt\": \"hi\", \"expect_no_call\": true}\n\n{\"id\": \"b\", \"prompt\": \"hi\" \"expect_no_call\": true}\n"),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\ntasks_file = \"s.jsonl\"\n",
+                ),
+                (
+                    "tasks/s.jsonl",
+                    "{\"id\": \"a\", \"prompt\": \"hi\", \"expect_no_call\": true}\n\n{\"id\": \"b\", \"prompt\": \"hi\" \"expect_no_call\": true}\n",
+                ),
             ],
             load: &["toolsets", "tasks"],
             file: "tasks/s.jsonl",
@@ -157,12 +219,21 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "variant names a tool that does not exist",
-            files: &[("toolsets/weather.toml", TOOLSET), ("toolsets/variants/v.toml", "format = 1\nvariant = \"v\"\nbase = \"weather\"\n\n[describe.get_weather_now]\ndescription = \"Now.\"\n")],
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "toolsets/variants/v.toml",
+                    "format = 1\nvariant = \"v\"\nbase = \"weather\"\n\n[describe.get_weather_now]\ndescription = \"Now.\"\n",
+                ),
+            ],
             load: &["toolsets"],
             file: "toolsets/variants/v.toml",
             line: Some(5),
             record: None,
-            wording: &["names tool \"get_weather_now\", which toolset \"weather\" does not have", "get_weather, get_weather_forecast"],
+            wording: &[
+                "names tool \"get_weather_now\", which toolset \"weather\" does not have",
+                "get_weather, get_weather_forecast",
+            ],
         },
         Case {
             name: "unreadable path",
@@ -175,7 +246,10 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "structured content that breaks the outputSchema",
-            files: &[("toolsets/bad.toml", "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = \"Gets x.\"\n[tool.outputSchema]\ntype = \"object\"\nrequired = [\"n\"]\nproperties.n = { type = \"integer\" }\n[tool.behavior]\nstructured = { n = \"many\" }\n")],
+            files: &[(
+                "toolsets/bad.toml",
+                "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = \"Gets x.\"\n[tool.outputSchema]\ntype = \"object\"\nrequired = [\"n\"]\nproperties.n = { type = \"integer\" }\n[tool.behavior]\nstructured = { n = \"many\" }\n",
+            )],
             load: &["toolsets/bad.toml"],
             file: "toolsets/bad.toml",
             line: Some(9),
@@ -186,8 +260,14 @@ fn cases() -> Vec<Case> {
             name: "variant removes a tool a task expects",
             files: &[
                 ("toolsets/weather.toml", TOOLSET),
-                ("toolsets/variants/v.toml", "format = 1\nvariant = \"v\"\nbase = \"weather\"\nremove = [\"get_weather\"]\n"),
-                ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_weather\" }]\n"),
+                (
+                    "toolsets/variants/v.toml",
+                    "format = 1\nvariant = \"v\"\nbase = \"weather\"\nremove = [\"get_weather\"]\n",
+                ),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_weather\" }]\n",
+                ),
             ],
             load: &["toolsets", "tasks"],
             file: "tasks/s.toml",
@@ -197,7 +277,13 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "task with two answers",
-            files: &[("toolsets/weather.toml", TOOLSET), ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"hi\"\nexpect_no_call = true\nexpect = [{ tool = \"get_weather\" }]\n")],
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"hi\"\nexpect_no_call = true\nexpect = [{ tool = \"get_weather\" }]\n",
+                ),
+            ],
             load: &["toolsets", "tasks"],
             file: "tasks/s.toml",
             line: Some(6),
@@ -223,22 +309,47 @@ fn every_error_class_names_file_line_and_what_to_do() {
         write_files(dir.path(), case.files);
         let paths: Vec<PathBuf> = case.load.iter().map(|p| dir.path().join(p)).collect();
         let workspace = Workspace::load(&paths);
-        let errors: Vec<&Diagnostic> = workspace.files.iter().flat_map(|f| &f.diagnostics).filter(|d| d.is_error()).collect();
+        let errors: Vec<&Diagnostic> = workspace
+            .files
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .filter(|d| d.is_error())
+            .collect();
         let expected_path = dir.path().join(case.file);
         // The wording may be in the message or in its advice.
-        let found = errors.iter().find(|d| d.path == expected_path && case.wording.iter().all(|w| d.to_string().contains(w)));
+        let found = errors.iter().find(|d| {
+            d.path == expected_path && case.wording.iter().all(|w| d.to_string().contains(w))
+        });
         let Some(d) = found else {
-            let got = errors.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n");
-            failures.push(format!("case {:?}: no error in {} containing {:?}; got:\n{got}", case.name, case.file, case.wording));
+            let got = errors
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join("\n");
+            failures.push(format!(
+                "case {:?}: no error in {} containing {:?}; got:\n{got}",
+                case.name, case.file, case.wording
+            ));
             continue;
         };
         if (d.line, d.record) != (case.line, case.record) {
-            failures.push(format!("case {:?}: expected line {:?} record {:?}, got {d}", case.name, case.line, case.record));
+            failures.push(format!(
+                "case {:?}: expected line {:?} record {:?}, got {d}",
+                case.name, case.line, case.record
+            ));
             continue;
         }
-        assert!(d.help.as_deref().is_some_and(|h| !h.is_empty()), "case {:?}: no advice in {d}", case.name);
+        assert!(
+            d.help.as_deref().is_some_and(|h| !h.is_empty()),
+            "case {:?}: no advice in {d}",
+            case.name
+        );
         let shown = d.to_string();
-        assert!(shown.starts_with(&expected_path.display().to_string()), "case {:?}: display must start with the path: {shown}", case.name);
+        assert!(
+            shown.starts_with(&expected_path.display().to_string()),
+            "case {:?}: display must start with the path: {shown}",
+            case.name
+        );
         assert!(workspace.has_errors(), "case {:?}", case.name);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -251,19 +362,46 @@ fn a_valid_workspace_has_no_diagnostics() {
         dir.path(),
         &[
             ("toolsets/weather.toml", TOOLSET),
-            ("toolsets/variants/terse.toml", "format = 1\nvariant = \"terse\"\nbase = \"weather\"\n[describe.get_weather]\ndescription = \"查询天气\"\nparams = { city = \"城市\" }\n[rename]\nget_weather_forecast = \"forecast\"\n"),
-            ("tasks/s.toml", "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\ntasks_file = \"s.jsonl\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_weather\", args = { city = [\"Paris\", \"Paris, France\"], days = [1, \"\"] } }]\n"),
-            ("tasks/s.jsonl", "{\"id\": \"b\", \"lang\": \"zh\", \"prompt\": \"谢谢\", \"expect_no_call\": true}\n{\"id\": \"c\", \"prompt\": \"Rain in Lyon this week?\", \"expect_any_of\": [{\"tool\": \"get_weather_forecast\"}, {\"tool\": \"get_weather\"}]}\n"),
+            (
+                "toolsets/variants/terse.toml",
+                "format = 1\nvariant = \"terse\"\nbase = \"weather\"\n[describe.get_weather]\ndescription = \"查询天气\"\nparams = { city = \"城市\" }\n[rename]\nget_weather_forecast = \"forecast\"\n",
+            ),
+            (
+                "tasks/s.toml",
+                "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\ntasks_file = \"s.jsonl\"\n\n[[task]]\nid = \"a\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_weather\", args = { city = [\"Paris\", \"Paris, France\"], days = [1, \"\"] } }]\n",
+            ),
+            (
+                "tasks/s.jsonl",
+                "{\"id\": \"b\", \"lang\": \"zh\", \"prompt\": \"谢谢\", \"expect_no_call\": true}\n{\"id\": \"c\", \"prompt\": \"Rain in Lyon this week?\", \"expect_any_of\": [{\"tool\": \"get_weather_forecast\"}, {\"tool\": \"get_weather\"}]}\n",
+            ),
         ],
     );
     let workspace = Workspace::load(&[dir.path().join("toolsets"), dir.path().join("tasks")]);
-    let diagnostics: Vec<String> = workspace.files.iter().flat_map(|f| &f.diagnostics).map(|d| d.to_string()).collect();
+    let diagnostics: Vec<String> = workspace
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .map(|d| d.to_string())
+        .collect();
     assert!(diagnostics.is_empty(), "{diagnostics:#?}");
     let counts = workspace.counts();
-    assert_eq!((counts.toolsets, counts.variants, counts.suites, counts.tasks, counts.no_call_tasks, counts.any_of_tasks), (1, 1, 1, 3, 1, 1));
+    assert_eq!(
+        (
+            counts.toolsets,
+            counts.variants,
+            counts.suites,
+            counts.tasks,
+            counts.no_call_tasks,
+            counts.any_of_tasks
+        ),
+        (1, 1, 1, 3, 1, 1)
+    );
     let variant = workspace.variant("terse").unwrap();
     assert_eq!(variant.map_tool("get_weather_forecast"), Some("forecast"));
     let described = variant.toolset.tool("get_weather").unwrap();
     assert_eq!(described.description.as_deref(), Some("查询天气"));
-    assert_eq!(described.input_schema["properties"]["city"]["description"], "城市");
+    assert_eq!(
+        described.input_schema["properties"]["city"]["description"],
+        "城市"
+    );
 }

@@ -9,19 +9,42 @@ pub fn run_list(paths: &[PathBuf], out: &mut dyn Write) -> std::io::Result<Outco
     let workspace = Workspace::load(paths);
     writeln!(out, "toolsets:")?;
     for t in &workspace.toolsets {
-        writeln!(out, "  {:<20} {:>4} tools   {}", t.name, t.tools.len(), t.source.display())?;
+        writeln!(
+            out,
+            "  {:<20} {:>4} tools   {}",
+            t.name,
+            t.tools.len(),
+            t.source.display()
+        )?;
     }
     writeln!(out, "variants:")?;
     for v in &workspace.variants {
-        writeln!(out, "  {:<20} of {:<14} {}", v.name, v.base, v.source.display())?;
+        writeln!(
+            out,
+            "  {:<20} of {:<14} {}",
+            v.name,
+            v.base,
+            v.source.display()
+        )?;
     }
     writeln!(out, "suites:")?;
     for s in &workspace.suites {
-        writeln!(out, "  {:<20} {:>4} tasks   on {:<14} {}", s.name, s.tasks.len(), s.toolset, s.source.display())?;
+        writeln!(
+            out,
+            "  {:<20} {:>4} tasks   on {:<14} {}",
+            s.name,
+            s.tasks.len(),
+            s.toolset,
+            s.source.display()
+        )?;
     }
     let failed: Vec<_> = workspace.files.iter().filter(|f| f.errors() > 0).collect();
     if !failed.is_empty() {
-        writeln!(out, "not loaded ({} files with errors; run `mcpick validate` for details):", failed.len())?;
+        writeln!(
+            out,
+            "not loaded ({} files with errors; run `mcpick validate` for details):",
+            failed.len()
+        )?;
         for f in failed {
             writeln!(out, "  {}", f.path.display())?;
         }

@@ -38,12 +38,21 @@ impl Outcome {
 pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
     match command {
         Command::Validate { paths, format } => run_validate(&default_paths(paths), format, out),
-        Command::Lint { toolset, variant, format, fail_on } => run_lint(&toolset, variant.as_deref(), format, fail_on, out),
+        Command::Lint {
+            toolset,
+            variant,
+            format,
+            fail_on,
+        } => run_lint(&toolset, variant.as_deref(), format, fail_on, out),
         Command::List { paths } => run_list(&default_paths(paths), out),
     }
 }
 
 /// `toolsets/` and `tasks/` when no path is given.
 fn default_paths(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    if paths.is_empty() { vec![PathBuf::from("toolsets"), PathBuf::from("tasks")] } else { paths }
+    if paths.is_empty() {
+        vec![PathBuf::from("toolsets"), PathBuf::from("tasks")]
+    } else {
+        paths
+    }
 }

@@ -6,32 +6,58 @@ use crate::load::Workspace;
 use std::io::Write;
 use std::path::PathBuf;
 
-pub fn run_validate(paths: &[PathBuf], format: OutputFormat, out: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn run_validate(
+    paths: &[PathBuf],
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> std::io::Result<Outcome> {
     let workspace = Workspace::load(paths);
     let counts = workspace.counts();
     match format {
         OutputFormat::Json => {
             let report = serde_json::json!({ "files": workspace.files, "counts": counts, "valid": !workspace.has_errors() });
-            writeln!(out, "{}", serde_json::to_string_pretty(&report).unwrap_or_default())?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            )?;
         }
         OutputFormat::Text => {
-            let width = workspace.files.iter().map(|f| f.path.display().to_string().len()).max().unwrap_or(0);
+            let width = workspace
+                .files
+                .iter()
+                .map(|f| f.path.display().to_string().len())
+                .max()
+                .unwrap_or(0);
             for file in &workspace.files {
                 let status = match (file.errors(), file.warnings()) {
                     (0, 0) => "ok".to_string(),
                     (0, w) => format!("ok ({w} warning{})", plural(w)),
                     (e, _) => format!("FAILED ({e} error{})", plural(e)),
                 };
-                writeln!(out, "{:<width$}  {}  [{status}]", file.path.display().to_string(), file.summary)?;
+                writeln!(
+                    out,
+                    "{:<width$}  {}  [{status}]",
+                    file.path.display().to_string(),
+                    file.summary
+                )?;
             }
-            let diagnostics: Vec<_> = workspace.files.iter().flat_map(|f| &f.diagnostics).collect();
+            let diagnostics: Vec<_> = workspace
+                .files
+                .iter()
+                .flat_map(|f| &f.diagnostics)
+                .collect();
             if !diagnostics.is_empty() {
                 writeln!(out)?;
                 for d in diagnostics {
                     writeln!(out, "{d}")?;
                 }
             }
-            let share = if counts.tasks > 0 { 100.0 * counts.no_call_tasks as f64 / counts.tasks as f64 } else { 0.0 };
+            let share = if counts.tasks > 0 {
+                100.0 * counts.no_call_tasks as f64 / counts.tasks as f64
+            } else {
+                0.0
+            };
             writeln!(out)?;
             writeln!(
                 out,
@@ -45,13 +71,21 @@ pub fn run_validate(paths: &[PathBuf], format: OutputFormat, out: &mut dyn Write
                 counts.no_call_tasks,
                 counts.any_of_tasks,
                 counts.multi_step_tasks,
-                if counts.languages.is_empty() { "-".to_string() } else { counts.languages.join(", ") },
+                if counts.languages.is_empty() {
+                    "-".to_string()
+                } else {
+                    counts.languages.join(", ")
+                },
                 counts.errors,
                 counts.warnings,
             )?;
         }
     }
-    Ok(if workspace.has_errors() { Outcome::InvalidInput } else { Outcome::Success })
+    Ok(if workspace.has_errors() {
+        Outcome::InvalidInput
+    } else {
+        Outcome::Success
+    })
 }
 
 fn plural(n: usize) -> &'static str {

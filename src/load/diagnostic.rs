@@ -40,7 +40,10 @@ impl Diagnostic {
     }
 
     pub fn warning(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(path, message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(path, message)
+        }
     }
 
     pub fn at(mut self, line: usize, column: usize) -> Diagnostic {

@@ -18,14 +18,25 @@ impl SourceText {
     pub fn read(path: &Path) -> Result<SourceText, Diagnostic> {
         match std::fs::read_to_string(path) {
             Ok(text) => Ok(SourceText::new(path.to_path_buf(), text)),
-            Err(e) => Err(Diagnostic::error(path, format!("cannot read {}: {}", path.display(), io_reason(&e)))
-                .help("check the path and its permissions; `mcpick list` shows the files mcpick finds")),
+            Err(e) => Err(Diagnostic::error(
+                path,
+                format!("cannot read {}: {}", path.display(), io_reason(&e)),
+            )
+            .help(
+                "check the path and its permissions; `mcpick list` shows the files mcpick finds",
+            )),
         }
     }
 
     pub fn new(path: PathBuf, text: String) -> SourceText {
-        let line_starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-        SourceText { path, text, line_starts }
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceText {
+            path,
+            text,
+            line_starts,
+        }
     }
 
     /// 1-based line and character column of a byte offset.
@@ -33,7 +44,10 @@ impl SourceText {
         let offset = offset.min(self.text.len());
         let line = self.line_starts.partition_point(|&start| start <= offset);
         let start = self.line_starts[line - 1];
-        let column = self.text.get(start..offset).map_or(1, |s| s.chars().count() + 1);
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(1, |s| s.chars().count() + 1);
         (line, column)
     }
 

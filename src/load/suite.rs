@@ -6,7 +6,9 @@ use super::Diagnostic;
 use super::source::{SourceText, json_error_help};
 use super::toolset::{Loaded, check_literal, parameters_help, strip_position};
 use super::variant::LoadedVariant;
-use crate::model::{ArgMatcher, ExpectedCall, Expectation, Message, Role, Suite, Task, TaskInput, Toolset};
+use crate::model::{
+    ArgMatcher, Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput, Toolset,
+};
 use crate::spec::{ExpectedCallSpec, Located, SuiteFile, TaskSpec};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -21,16 +23,31 @@ pub fn parse_suite(source: &SourceText) -> Result<SuiteFile, Diagnostic> {
 
 /// The path a suite's `tasks_file` points at.
 pub fn tasks_file_path(suite_path: &Path, tasks_file: &str) -> PathBuf {
-    suite_path.parent().unwrap_or(Path::new(".")).join(tasks_file)
+    suite_path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(tasks_file)
 }
 
 /// Loads a parsed suite: its inline tasks and its `tasks_file`, checked against `toolset` and `variants`.
-pub fn load_suite(source: &SourceText, file: SuiteFile, toolset: &Toolset, variants: &[&LoadedVariant]) -> Loaded<Suite> {
+pub fn load_suite(
+    source: &SourceText,
+    file: SuiteFile,
+    toolset: &Toolset,
+    variants: &[&LoadedVariant],
+) -> Loaded<Suite> {
     let mut diagnostics = Vec::new();
-    let mut checks = TaskChecks { toolset, variants, first_seen: HashMap::new() };
+    let mut checks = TaskChecks {
+        toolset,
+        variants,
+        first_seen: HashMap::new(),
+    };
     let mut tasks = Vec::new();
     for spec in file.tasks {
-        let place = Place::Toml { source, fallback: spec.span.clone() };
+        let place = Place::Toml {
+            source,
+            fallback: spec.span.clone(),
+        };
         tasks.extend(checks.task(spec.value, &place, &mut diagnostics));
     }
     if let Some(tasks_file) = &file.tasks_file {
@@ -39,13 +56,23 @@ pub fn load_suite(source: &SourceText, file: SuiteFile, toolset: &Toolset, varia
             Ok(lines) => tasks.extend(load_task_records(&lines, &mut checks, &mut diagnostics)),
             Err(read_error) => diagnostics.push(
                 source
-                    .error(tasks_file.span.as_ref(), format!("tasks_file {:?}: {}", tasks_file.value, read_error.message))
+                    .error(
+                        tasks_file.span.as_ref(),
+                        format!("tasks_file {:?}: {}", tasks_file.value, read_error.message),
+                    )
                     .help("the path is relative to this suite file; fix it or remove `tasks_file`"),
             ),
         }
     }
     if tasks.is_empty() && !diagnostics.iter().any(Diagnostic::is_error) {
-        diagnostics.push(source.error(file.suite.span.as_ref(), format!("suite {:?} has no tasks", file.suite.value)).help("add [[task]] entries or a `tasks_file`"));
+        diagnostics.push(
+            source
+                .error(
+                    file.suite.span.as_ref(),
+                    format!("suite {:?} has no tasks", file.suite.value),
+                )
+                .help("add [[task]] entries or a `tasks_file`"),
+        );
     }
     let suite = Suite {
         name: file.suite.value,
@@ -70,12 +97,20 @@ pub fn check_unreferenced_task_file(source: &SourceText) -> (usize, Vec<Diagnost
     (count, diagnostics)
 }
 
-fn load_task_records(source: &SourceText, checks: &mut TaskChecks<'_>, diagnostics: &mut Vec<Diagnostic>) -> Vec<Task> {
+fn load_task_records(
+    source: &SourceText,
+    checks: &mut TaskChecks<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Task> {
     let mut tasks = Vec::new();
     for (line, record, text) in records(source) {
         match serde_json::from_str::<TaskSpec>(text) {
             Ok(spec) => {
-                let place = Place::Record { path: &source.path, line, record };
+                let place = Place::Record {
+                    path: &source.path,
+                    line,
+                    record,
+                };
                 tasks.extend(checks.task(spec, &place, diagnostics));
             }
             Err(e) => diagnostics.push(record_error(source, line, record, &e)),
@@ -86,31 +121,56 @@ fn load_task_records(source: &SourceText, checks: &mut TaskChecks<'_>, diagnosti
 
 /// Non-blank lines as (1-based line, 1-based record, text).
 fn records(source: &SourceText) -> impl Iterator<Item = (usize, usize, &str)> {
-    source.text.lines().enumerate().filter(|(_, text)| !text.trim().is_empty()).enumerate().map(|(record, (line, text))| (line + 1, record + 1, text))
+    source
+        .text
+        .lines()
+        .enumerate()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .enumerate()
+        .map(|(record, (line, text))| (line + 1, record + 1, text))
 }
 
-fn record_error(source: &SourceText, line: usize, record: usize, error: &serde_json::Error) -> Diagnostic {
+fn record_error(
+    source: &SourceText,
+    line: usize,
+    record: usize,
+    error: &serde_json::Error,
+) -> Diagnostic {
     let message = error.to_string();
     let (what, help) = if error.is_syntax() || error.is_eof() {
         ("not valid JSON".to_string(), "each line must be one complete JSON object, e.g. {\"id\": \"t1\", \"prompt\": \"...\", \"expect_no_call\": true}".to_string())
     } else {
         ("not a valid task".to_string(), json_error_help(&message))
     };
-    let mut d = Diagnostic::error(&source.path, format!("{what}: {}", strip_position(&message))).at(line, error.column().max(1)).help(help);
+    let mut d = Diagnostic::error(
+        &source.path,
+        format!("{what}: {}", strip_position(&message)),
+    )
+    .at(line, error.column().max(1))
+    .help(help);
     d.record = Some(record);
     d
 }
 
 /// Where a task's problems are reported: a span in a TOML file, or a JSONL record.
 enum Place<'a> {
-    Toml { source: &'a SourceText, fallback: Option<Range<usize>> },
-    Record { path: &'a Path, line: usize, record: usize },
+    Toml {
+        source: &'a SourceText,
+        fallback: Option<Range<usize>>,
+    },
+    Record {
+        path: &'a Path,
+        line: usize,
+        record: usize,
+    },
 }
 
 impl Place<'_> {
     fn error(&self, span: Option<&Range<usize>>, message: String, help: String) -> Diagnostic {
         match self {
-            Place::Toml { source, fallback } => source.error(span.or(fallback.as_ref()), message).help(help),
+            Place::Toml { source, fallback } => {
+                source.error(span.or(fallback.as_ref()), message).help(help)
+            }
             Place::Record { path, line, record } => {
                 let mut d = Diagnostic::error(*path, message).help(help);
                 d.line = Some(*line);
@@ -122,7 +182,9 @@ impl Place<'_> {
 
     fn line(&self, span: Option<&Range<usize>>) -> Option<usize> {
         match self {
-            Place::Toml { source, fallback } => span.or(fallback.as_ref()).map(|s| source.line_of(s.start)),
+            Place::Toml { source, fallback } => {
+                span.or(fallback.as_ref()).map(|s| source.line_of(s.start))
+            }
             Place::Record { line, .. } => Some(*line),
         }
     }
@@ -151,14 +213,27 @@ struct TaskChecks<'a> {
 }
 
 impl TaskChecks<'_> {
-    fn task(&mut self, spec: TaskSpec, place: &Place<'_>, diagnostics: &mut Vec<Diagnostic>) -> Option<Task> {
+    fn task(
+        &mut self,
+        spec: TaskSpec,
+        place: &Place<'_>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Task> {
         let errors_before = diagnostics.iter().filter(|d| d.is_error()).count();
         let id = spec.id.value.clone();
         let id_span = spec.id.span.as_ref();
         if id.trim().is_empty() {
-            diagnostics.push(place.error(id_span, "task id must not be empty".into(), "give every task a short unique id such as \"weather-paris-now\"".into()));
+            diagnostics.push(place.error(
+                id_span,
+                "task id must not be empty".into(),
+                "give every task a short unique id such as \"weather-paris-now\"".into(),
+            ));
         } else if let Some(first) = self.first_seen.get(&id) {
-            diagnostics.push(place.error(id_span, format!("duplicate task id {id:?} (first defined at {first})"), "task ids must be unique within a suite; rename one".into()));
+            diagnostics.push(place.error(
+                id_span,
+                format!("duplicate task id {id:?} (first defined at {first})"),
+                "task ids must be unique within a suite; rename one".into(),
+            ));
         } else {
             self.first_seen.insert(id.clone(), place.describe(id_span));
         }
@@ -166,21 +241,46 @@ impl TaskChecks<'_> {
         let input = match (spec.prompt, spec.messages) {
             (Some(prompt), None) if !prompt.trim().is_empty() => Some(TaskInput::Prompt(prompt)),
             (Some(_), None) => {
-                diagnostics.push(place.error(id_span, format!("task {id:?}: `prompt` is empty"), "write the user's request".into()));
+                diagnostics.push(place.error(
+                    id_span,
+                    format!("task {id:?}: `prompt` is empty"),
+                    "write the user's request".into(),
+                ));
                 None
             }
-            (None, Some(messages)) => self.messages(&id, messages, place, id_span, diagnostics).map(TaskInput::Messages),
+            (None, Some(messages)) => self
+                .messages(&id, messages, place, id_span, diagnostics)
+                .map(TaskInput::Messages),
             (Some(_), Some(_)) => {
-                diagnostics.push(place.error(id_span, format!("task {id:?} has both `prompt` and `messages`"), "keep one: `prompt` for a single user turn, `messages` for a conversation".into()));
+                diagnostics.push(
+                    place.error(
+                        id_span,
+                        format!("task {id:?} has both `prompt` and `messages`"),
+                        "keep one: `prompt` for a single user turn, `messages` for a conversation"
+                            .into(),
+                    ),
+                );
                 None
             }
             (None, None) => {
-                diagnostics.push(place.error(id_span, format!("task {id:?} has neither `prompt` nor `messages`"), "add `prompt = \"...\"`".into()));
+                diagnostics.push(place.error(
+                    id_span,
+                    format!("task {id:?} has neither `prompt` nor `messages`"),
+                    "add `prompt = \"...\"`".into(),
+                ));
                 None
             }
         };
 
-        let expectation = self.expectation(&id, spec.expect, spec.expect_any_of, spec.expect_no_call, place, id_span, diagnostics);
+        let expectation = self.expectation(
+            &id,
+            spec.expect,
+            spec.expect_any_of,
+            spec.expect_no_call,
+            place,
+            id_span,
+            diagnostics,
+        );
         let errors_after = diagnostics.iter().filter(|d| d.is_error()).count();
         if errors_after > errors_before {
             return None;
@@ -196,7 +296,14 @@ impl TaskChecks<'_> {
         })
     }
 
-    fn messages(&self, id: &str, written: Vec<crate::spec::MessageSpec>, place: &Place<'_>, id_span: Option<&Range<usize>>, diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<Message>> {
+    fn messages(
+        &self,
+        id: &str,
+        written: Vec<crate::spec::MessageSpec>,
+        place: &Place<'_>,
+        id_span: Option<&Range<usize>>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Message>> {
         let mut messages = Vec::with_capacity(written.len());
         for message in written {
             let role = match message.role.value.as_str() {
@@ -204,14 +311,25 @@ impl TaskChecks<'_> {
                 "user" => Role::User,
                 "assistant" => Role::Assistant,
                 other => {
-                    diagnostics.push(place.error(message.role.span.as_ref(), format!("task {id:?}: unknown role {other:?}"), "use \"system\", \"user\" or \"assistant\"".into()));
+                    diagnostics.push(place.error(
+                        message.role.span.as_ref(),
+                        format!("task {id:?}: unknown role {other:?}"),
+                        "use \"system\", \"user\" or \"assistant\"".into(),
+                    ));
                     return None;
                 }
             };
-            messages.push(Message { role, content: message.content });
+            messages.push(Message {
+                role,
+                content: message.content,
+            });
         }
         if messages.last().map(|m| m.role) != Some(Role::User) {
-            diagnostics.push(place.error(id_span, format!("task {id:?}: `messages` must end with a user turn"), "the model answers the last user message; add or move it to the end".into()));
+            diagnostics.push(place.error(
+                id_span,
+                format!("task {id:?}: `messages` must end with a user turn"),
+                "the model answers the last user message; add or move it to the end".into(),
+            ));
             return None;
         }
         Some(messages)
@@ -229,7 +347,9 @@ impl TaskChecks<'_> {
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<Expectation> {
         let no_call_set = no_call.as_ref().is_some_and(|b| b.value);
-        let given = usize::from(expect.is_some()) + usize::from(any_of.is_some()) + usize::from(no_call.is_some());
+        let given = usize::from(expect.is_some())
+            + usize::from(any_of.is_some())
+            + usize::from(no_call.is_some());
         if given != 1 || (no_call.is_some() && !no_call_set) {
             let help = "give exactly one of `expect = [...]`, `expect_any_of = [...]` or `expect_no_call = true`";
             let message = if given == 0 || (given == 1 && !no_call_set && no_call.is_some()) {
@@ -249,34 +369,77 @@ impl TaskChecks<'_> {
             _ => return None,
         };
         if calls.is_empty() || (any && calls.len() < 2) {
-            let help = if any { "list two or more alternatives, or use `expect` for a single right answer" } else { "list at least one call, or use `expect_no_call = true`" };
-            diagnostics.push(place.error(id_span, format!("task {id:?}: {} is too short", if any { "expect_any_of" } else { "expect" }), help.into()));
+            let help = if any {
+                "list two or more alternatives, or use `expect` for a single right answer"
+            } else {
+                "list at least one call, or use `expect_no_call = true`"
+            };
+            diagnostics.push(place.error(
+                id_span,
+                format!(
+                    "task {id:?}: {} is too short",
+                    if any { "expect_any_of" } else { "expect" }
+                ),
+                help.into(),
+            ));
             return None;
         }
         let mut checked = Vec::with_capacity(calls.len());
         for call in calls {
             checked.extend(self.expected_call(id, call, place, diagnostics));
         }
-        Some(if any { Expectation::AnyOf(checked) } else { Expectation::Calls(checked) })
+        Some(if any {
+            Expectation::AnyOf(checked)
+        } else {
+            Expectation::Calls(checked)
+        })
     }
 
-    fn expected_call(&self, id: &str, call: Located<ExpectedCallSpec>, place: &Place<'_>, diagnostics: &mut Vec<Diagnostic>) -> Option<ExpectedCall> {
+    fn expected_call(
+        &self,
+        id: &str,
+        call: Located<ExpectedCallSpec>,
+        place: &Place<'_>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<ExpectedCall> {
         let spec = call.value;
         let tool_span = spec.tool.span.as_ref().or(call.span.as_ref());
         let Some(tool) = self.toolset.tool(&spec.tool) else {
-            let help = match closest_name(&spec.tool, self.toolset.tools.iter().map(|t| t.name.as_str())) {
-                Some(near) => format!("did you mean {near:?}? `mcpick lint {}` lists the toolset", self.toolset.name),
-                None => format!("add the tool to toolset {:?} or expect one it has", self.toolset.name),
+            let help = match closest_name(
+                &spec.tool,
+                self.toolset.tools.iter().map(|t| t.name.as_str()),
+            ) {
+                Some(near) => format!(
+                    "did you mean {near:?}? `mcpick lint {}` lists the toolset",
+                    self.toolset.name
+                ),
+                None => format!(
+                    "add the tool to toolset {:?} or expect one it has",
+                    self.toolset.name
+                ),
             };
-            diagnostics.push(place.error(tool_span, format!("task {id:?} expects tool {:?}, which toolset {:?} does not have", spec.tool.value, self.toolset.name), help));
+            diagnostics.push(place.error(
+                tool_span,
+                format!(
+                    "task {id:?} expects tool {:?}, which toolset {:?} does not have",
+                    spec.tool.value, self.toolset.name
+                ),
+                help,
+            ));
             return None;
         };
         for variant in self.variants {
             if variant.map_tool(&tool.name).is_none() {
                 diagnostics.push(place.error(
                     tool_span,
-                    format!("task {id:?} expects tool {:?}, which variant {:?} removes", tool.name, variant.name),
-                    format!("keep the tool in {} or drop it from the variant's `remove`", variant.source.display()),
+                    format!(
+                        "task {id:?} expects tool {:?}, which variant {:?} removes",
+                        tool.name, variant.name
+                    ),
+                    format!(
+                        "keep the tool in {} or drop it from the variant's `remove`",
+                        variant.source.display()
+                    ),
                 ));
             }
         }
@@ -285,13 +448,24 @@ impl TaskChecks<'_> {
         for (name, written) in spec.args {
             let span = name.span.as_ref().or(tool_span);
             if !parameters.contains(&name.value) {
-                diagnostics.push(place.error(span, format!("task {id:?} expects argument {:?}, but tool {:?} has no such parameter", name.value, tool.name), parameters_help(&parameters)));
+                diagnostics.push(place.error(
+                    span,
+                    format!(
+                        "task {id:?} expects argument {:?}, but tool {:?} has no such parameter",
+                        name.value, tool.name
+                    ),
+                    parameters_help(&parameters),
+                ));
                 continue;
             }
             let matcher = match ArgMatcher::parse(&written) {
                 Ok(m) => m,
                 Err(e) => {
-                    diagnostics.push(place.error(span, format!("task {id:?}: argument {:?}: {e}", name.value), "see the argument matchers in tasks/README.md".into()));
+                    diagnostics.push(place.error(
+                        span,
+                        format!("task {id:?}: argument {:?}: {e}", name.value),
+                        "see the argument matchers in tasks/README.md".into(),
+                    ));
                     continue;
                 }
             };
@@ -306,13 +480,20 @@ impl TaskChecks<'_> {
             }
             args.insert(name.value, matcher);
         }
-        Some(ExpectedCall { tool: tool.name.clone(), args })
+        Some(ExpectedCall {
+            tool: tool.name.clone(),
+            args,
+        })
     }
 }
 
 /// The known name nearest to `name` by edit distance, if it is plausibly a typo.
 fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    known.map(|k| (edit_distance(name, k), k)).filter(|(d, k)| *d <= 3.max(k.len() / 4)).min_by_key(|(d, _)| *d).map(|(_, k)| k)
+    known
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, k)| *d <= 3.max(k.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -321,7 +502,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut current = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            current[j + 1] = (previous[j] + usize::from(ca != *cb)).min(previous[j + 1] + 1).min(current[j] + 1);
+            current[j + 1] = (previous[j] + usize::from(ca != *cb))
+                .min(previous[j + 1] + 1)
+                .min(current[j] + 1);
         }
         previous = current;
     }

@@ -3,7 +3,9 @@
 
 use super::Diagnostic;
 use super::source::{SourceText, json_error_help};
-use crate::model::{ArgMatcher, Behavior, Response, ResponseRule, Tool, Toolset, template_placeholders};
+use crate::model::{
+    ArgMatcher, Behavior, Response, ResponseRule, Tool, Toolset, template_placeholders,
+};
 use crate::registry::{compile_object_schema, compile_schema, json_type_name};
 use crate::spec::{BehaviorSpec, FORMAT_VERSION, Located, ToolSpec, ToolsetFile};
 use serde_json::{Map, Value};
@@ -18,7 +20,10 @@ pub struct Loaded<T> {
 
 impl<T> Loaded<T> {
     pub fn failed(diagnostic: Diagnostic) -> Loaded<T> {
-        Loaded { value: None, diagnostics: vec![diagnostic] }
+        Loaded {
+            value: None,
+            diagnostics: vec![diagnostic],
+        }
     }
 
     /// The value, unless an error was found.
@@ -38,10 +43,23 @@ pub fn load_toml_toolset(source: &SourceText) -> Loaded<Toolset> {
         return Loaded::failed(d);
     }
     let mut diagnostics = Vec::new();
-    let name = file.name.map(|n| n.value).unwrap_or_else(|| file_stem(source));
+    let name = file
+        .name
+        .map(|n| n.value)
+        .unwrap_or_else(|| file_stem(source));
     let mut checker = ToolChecker::new(source);
-    let tools = file.tools.into_iter().filter_map(|spec| checker.tool(spec.value, spec.span, &mut diagnostics)).collect();
-    let toolset = Toolset { name, description: file.description, source: source.path.clone(), variant: None, tools };
+    let tools = file
+        .tools
+        .into_iter()
+        .filter_map(|spec| checker.tool(spec.value, spec.span, &mut diagnostics))
+        .collect();
+    let toolset = Toolset {
+        name,
+        description: file.description,
+        source: source.path.clone(),
+        variant: None,
+        tools,
+    };
     Loaded::finish(toolset, diagnostics)
 }
 
@@ -52,7 +70,11 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         Err(e) => {
             let message = e.to_string();
             let help = json_error_help(&message);
-            return Loaded::failed(Diagnostic::error(&source.path, strip_position(&message)).at(e.line(), e.column()).help(help));
+            return Loaded::failed(
+                Diagnostic::error(&source.path, strip_position(&message))
+                    .at(e.line(), e.column())
+                    .help(help),
+            );
         }
     };
     let (container, tools) = match tools_array(&document) {
@@ -66,45 +88,89 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         }
     };
     let mut diagnostics = Vec::new();
-    const KNOWN_KEYS: [&str; 9] = ["format", "name", "description", "tools", "nextCursor", "_meta", "jsonrpc", "id", "result"];
-    for key in container.keys().chain(document.as_object().into_iter().flat_map(|o| o.keys())) {
+    const KNOWN_KEYS: [&str; 9] = [
+        "format",
+        "name",
+        "description",
+        "tools",
+        "nextCursor",
+        "_meta",
+        "jsonrpc",
+        "id",
+        "result",
+    ];
+    for key in container
+        .keys()
+        .chain(document.as_object().into_iter().flat_map(|o| o.keys()))
+    {
         if !KNOWN_KEYS.contains(&key.as_str()) {
             let span = find_json_key(&source.text, key, 0);
-            diagnostics.push(source.error(span.as_ref(), format!("unknown field `{key}` in a JSON toolset")).help(format!(
-                "allowed top-level keys: {}; remove it or fix its spelling",
-                KNOWN_KEYS.join(", ")
-            )));
+            diagnostics.push(
+                source
+                    .error(
+                        span.as_ref(),
+                        format!("unknown field `{key}` in a JSON toolset"),
+                    )
+                    .help(format!(
+                        "allowed top-level keys: {}; remove it or fix its spelling",
+                        KNOWN_KEYS.join(", ")
+                    )),
+            );
         }
     }
-    if let Some(format) = container.get("format").or_else(|| document.get("format")) {
-        if format.as_u64() != Some(u64::from(FORMAT_VERSION)) {
+    if let Some(format) = container.get("format").or_else(|| document.get("format"))
+        && format.as_u64() != Some(u64::from(FORMAT_VERSION))
+    {
+        {
             let span = find_json_key(&source.text, "format", 0);
-            diagnostics.push(source.error(span.as_ref(), format!("unsupported format {format}")).help(format!("use \"format\": {FORMAT_VERSION} or leave it out")));
+            diagnostics.push(
+                source
+                    .error(span.as_ref(), format!("unsupported format {format}"))
+                    .help(format!("use \"format\": {FORMAT_VERSION} or leave it out")),
+            );
         }
     }
     let name = match container.get("name").or_else(|| document.get("name")) {
         Some(Value::String(name)) => name.clone(),
         _ => file_stem(source),
     };
-    let description = container.get("description").and_then(Value::as_str).map(str::to_string);
+    let description = container
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let mut checker = ToolChecker::new(source);
     let mut seen_names: HashMap<&str, usize> = HashMap::new();
     let mut result_tools = Vec::new();
     for (index, raw) in tools.iter().enumerate() {
         // JSON keeps no positions: find this tool's `"name": "..."` in the text (the n-th one for repeats).
         let written_name = raw.get("name").and_then(Value::as_str).unwrap_or("");
-        let nth = seen_names.entry(written_name).and_modify(|n| *n += 1).or_insert(0);
-        let span = find_json_name(&source.text, written_name, *nth).or_else(|| find_json_key(&source.text, "tools", 0));
+        let nth = seen_names
+            .entry(written_name)
+            .and_modify(|n| *n += 1)
+            .or_insert(0);
+        let span = find_json_name(&source.text, written_name, *nth)
+            .or_else(|| find_json_key(&source.text, "tools", 0));
         match serde_json::from_value::<ToolSpec>(raw.clone()) {
             Ok(spec) => result_tools.extend(checker.tool(spec, span, &mut diagnostics)),
             Err(e) => {
-                let message = format!("tool #{} {}: {}", index + 1, quoted_or_unnamed(written_name), e);
+                let message = format!(
+                    "tool #{} {}: {}",
+                    index + 1,
+                    quoted_or_unnamed(written_name),
+                    e
+                );
                 let help = json_error_help(&e.to_string());
                 diagnostics.push(source.error(span.as_ref(), message).help(help));
             }
         }
     }
-    let toolset = Toolset { name, description, source: source.path.clone(), variant: None, tools: result_tools };
+    let toolset = Toolset {
+        name,
+        description,
+        source: source.path.clone(),
+        variant: None,
+        tools: result_tools,
+    };
     Loaded::finish(toolset, diagnostics)
 }
 
@@ -128,7 +194,10 @@ pub struct ToolChecker<'a> {
 
 impl<'a> ToolChecker<'a> {
     pub fn new(source: &'a SourceText) -> ToolChecker<'a> {
-        ToolChecker { source, first_seen: HashMap::new() }
+        ToolChecker {
+            source,
+            first_seen: HashMap::new(),
+        }
     }
 
     /// Declares a name as taken (a base tool when checking a variant's additions).
@@ -138,7 +207,12 @@ impl<'a> ToolChecker<'a> {
 
     /// Turns one written tool into a `Tool`, or records why it cannot be one. `fallback` positions
     /// problems whose own span is unknown (JSON files).
-    pub fn tool(&mut self, spec: ToolSpec, fallback: Option<Range<usize>>, diagnostics: &mut Vec<Diagnostic>) -> Option<Tool> {
+    pub fn tool(
+        &mut self,
+        spec: ToolSpec,
+        fallback: Option<Range<usize>>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Tool> {
         let source = self.source;
         let at = |span: &Option<Range<usize>>| span.clone().or_else(|| fallback.clone());
         let name = spec.name.value.clone();
@@ -148,7 +222,10 @@ impl<'a> ToolChecker<'a> {
         diagnostics.extend(check_tool_name(source, &name, name_span.as_ref()));
         match self.first_seen.get(&name) {
             Some(first) => {
-                let first = first.as_ref().map(|s| format!(" (first defined on line {})", source.line_of(s.start))).unwrap_or_default();
+                let first = first
+                    .as_ref()
+                    .map(|s| format!(" (first defined on line {})", source.line_of(s.start)))
+                    .unwrap_or_default();
                 diagnostics.push(
                     source
                         .error(name_span.as_ref(), format!("duplicate tool name {name:?}{first}"))
@@ -159,7 +236,11 @@ impl<'a> ToolChecker<'a> {
                 self.first_seen.insert(name.clone(), name_span.clone());
             }
         }
-        if spec.description.as_ref().is_some_and(|d| d.trim().is_empty()) {
+        if spec
+            .description
+            .as_ref()
+            .is_some_and(|d| d.trim().is_empty())
+        {
             let span = at(&spec.description.as_ref().and_then(|d| d.span.clone()));
             diagnostics.push(source.warning(span.as_ref(), format!("tool {name:?} has an empty description")).help(
                 "say what the tool does, when to use it, its limits and argument formats; `mcpick lint` explains",
@@ -168,7 +249,9 @@ impl<'a> ToolChecker<'a> {
 
         let input_schema = match spec.input_schema {
             Some(schema) => schema,
-            None => Located::new(serde_json::json!({"type": "object", "additionalProperties": false})),
+            None => {
+                Located::new(serde_json::json!({"type": "object", "additionalProperties": false}))
+            }
         };
         if let Err(e) = compile_object_schema(&input_schema) {
             diagnostics.push(
@@ -187,7 +270,13 @@ impl<'a> ToolChecker<'a> {
             })
         });
 
-        let properties: Vec<String> = input_schema.get("properties").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k.clone()).collect();
+        let properties: Vec<String> = input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect();
         let behavior = match &spec.behavior {
             Some(written) => {
                 let checks = BehaviorChecks {
@@ -230,12 +319,23 @@ impl<'a> ToolChecker<'a> {
 
 /// SEP-986 asks for 1–128 characters of `A-Z a-z 0-9 _ - .`; the SDKs warn rather than refuse, and so
 /// do we, except for an empty name, which no client can call.
-pub fn check_tool_name(source: &SourceText, name: &str, span: Option<&Range<usize>>) -> Vec<Diagnostic> {
+pub fn check_tool_name(
+    source: &SourceText,
+    name: &str,
+    span: Option<&Range<usize>>,
+) -> Vec<Diagnostic> {
     if name.is_empty() {
-        return vec![source.error(span, "a tool name must not be empty").help("use a short verb-first name such as \"get_weather\"")];
+        return vec![
+            source
+                .error(span, "a tool name must not be empty")
+                .help("use a short verb-first name such as \"get_weather\""),
+        ];
     }
     let mut found = Vec::new();
-    if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
         found.push(source.warning(span, format!("tool name {name:?} contains {bad:?}; MCP (SEP-986) allows only A-Z, a-z, 0-9, '_', '-' and '.'")).help(
             "rename it, e.g. with '_' instead; some clients and model APIs reject such names",
         ));
@@ -259,7 +359,12 @@ impl BehaviorChecks<'_> {
     fn behavior(&self, spec: &BehaviorSpec, diagnostics: &mut Vec<Diagnostic>) -> Option<Behavior> {
         let span = self.fallback.clone();
         let default = self.response(
-            ResponseParts { text: &spec.text, structured: &spec.structured, error: &spec.error, echo: spec.echo.unwrap_or(false) },
+            ResponseParts {
+                text: &spec.text,
+                structured: &spec.structured,
+                error: &spec.error,
+                echo: spec.echo.unwrap_or(false),
+            },
             span.as_ref(),
             "behavior",
             diagnostics,
@@ -282,63 +387,138 @@ impl BehaviorChecks<'_> {
                         when.insert(key.clone(), m);
                     }
                     Err(e) => diagnostics.push(
-                        self.source.error(rule.when.span.as_ref().or(rule_span.as_ref()), format!("tool {:?}: {what}: `when.{key}`: {e}", self.tool)).help("see the argument matchers in toolsets/README.md"),
+                        self.source
+                            .error(
+                                rule.when.span.as_ref().or(rule_span.as_ref()),
+                                format!("tool {:?}: {what}: `when.{key}`: {e}", self.tool),
+                            )
+                            .help("see the argument matchers in toolsets/README.md"),
                     ),
                 }
             }
-            if rule.value.text.is_none() && rule.value.structured.is_none() && rule.value.error.is_none() {
-                diagnostics.push(self.source.error(rule_span.as_ref(), format!("tool {:?}: {what} has no response", self.tool)).help("give the rule `text`, `structured` or `error`"));
+            if rule.value.text.is_none()
+                && rule.value.structured.is_none()
+                && rule.value.error.is_none()
+            {
+                diagnostics.push(
+                    self.source
+                        .error(
+                            rule_span.as_ref(),
+                            format!("tool {:?}: {what} has no response", self.tool),
+                        )
+                        .help("give the rule `text`, `structured` or `error`"),
+                );
                 continue;
             }
-            let parts = ResponseParts { text: &rule.value.text, structured: &rule.value.structured, error: &rule.value.error, echo: false };
+            let parts = ResponseParts {
+                text: &rule.value.text,
+                structured: &rule.value.structured,
+                error: &rule.value.error,
+                echo: false,
+            };
             if let Some(response) = self.response(parts, rule_span.as_ref(), &what, diagnostics) {
-                rules.push(ResponseRule { when, response, latency_ms: rule.value.latency_ms });
+                rules.push(ResponseRule {
+                    when,
+                    response,
+                    latency_ms: rule.value.latency_ms,
+                });
             }
         }
-        Some(Behavior { default: default?, latency_ms: spec.latency_ms.unwrap_or(0), rules })
+        Some(Behavior {
+            default: default?,
+            latency_ms: spec.latency_ms.unwrap_or(0),
+            rules,
+        })
     }
 
-    fn response(&self, parts: ResponseParts<'_>, span: Option<&Range<usize>>, what: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Response> {
+    fn response(
+        &self,
+        parts: ResponseParts<'_>,
+        span: Option<&Range<usize>>,
+        what: &str,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Response> {
         let tool = self.tool;
         let mut fail = |message: String, help: &str| {
-            diagnostics.push(self.source.error(span, format!("tool {tool:?}: {what}: {message}")).help(help.to_string()));
+            diagnostics.push(
+                self.source
+                    .error(span, format!("tool {tool:?}: {what}: {message}"))
+                    .help(help.to_string()),
+            );
             None
         };
-        if parts.error.is_some() && (parts.text.is_some() || parts.structured.is_some() || parts.echo) {
-            return fail("a response is either `error` or `text`/`structured`/`echo`, not both".into(), "move the error into its own [[tool.behavior.rule]] with a `when`");
+        if parts.error.is_some()
+            && (parts.text.is_some() || parts.structured.is_some() || parts.echo)
+        {
+            return fail(
+                "a response is either `error` or `text`/`structured`/`echo`, not both".into(),
+                "move the error into its own [[tool.behavior.rule]] with a `when`",
+            );
         }
         if parts.echo && (parts.text.is_some() || parts.structured.is_some()) {
-            return fail("`echo = true` cannot be combined with `text` or `structured`".into(), "remove `echo` or the other keys");
+            return fail(
+                "`echo = true` cannot be combined with `text` or `structured`".into(),
+                "remove `echo` or the other keys",
+            );
         }
         if let Some(message) = parts.error {
             if message.trim().is_empty() {
-                return fail("`error` is empty".into(), "write an actionable message: what was wrong and how to fix the call");
+                return fail(
+                    "`error` is empty".into(),
+                    "write an actionable message: what was wrong and how to fix the call",
+                );
             }
             return Some(Response::Error(message.clone()));
         }
         if let Some(template) = parts.text {
             for placeholder in template_placeholders(template) {
                 if !self.properties.iter().any(|p| p == placeholder) {
-                    return fail(format!("text placeholder {{{placeholder}}} names no parameter of the tool"), &parameters_help(self.properties));
+                    return fail(
+                        format!(
+                            "text placeholder {{{placeholder}}} names no parameter of the tool"
+                        ),
+                        &parameters_help(self.properties),
+                    );
                 }
             }
         }
         if let Some(structured) = parts.structured {
             if !structured.is_object() {
-                return fail(format!("`structured` must be a table/object, found {}", json_type_name(structured)), "MCP structuredContent is a JSON object");
+                return fail(
+                    format!(
+                        "`structured` must be a table/object, found {}",
+                        json_type_name(structured)
+                    ),
+                    "MCP structuredContent is a JSON object",
+                );
             }
-            if let Some(validator) = self.output {
-                if let Some(error) = validator.iter_errors(structured).next() {
+            if let Some(validator) = self.output
+                && let Some(error) = validator.iter_errors(structured).next()
+            {
+                {
                     let at = error.instance_path().to_string();
-                    let at = if at.is_empty() { String::new() } else { format!(" at {at}") };
-                    return fail(format!("`structured` does not match the outputSchema{at}: {error}"), "change `structured` or the outputSchema so they agree");
+                    let at = if at.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {at}")
+                    };
+                    return fail(
+                        format!("`structured` does not match the outputSchema{at}: {error}"),
+                        "change `structured` or the outputSchema so they agree",
+                    );
                 }
             }
         } else if self.output.is_some() {
-            return fail("the tool declares an outputSchema, so this response needs `structured`".into(), "add `structured = { ... }` matching the outputSchema (or make this an `error` response)");
+            return fail(
+                "the tool declares an outputSchema, so this response needs `structured`".into(),
+                "add `structured = { ... }` matching the outputSchema (or make this an `error` response)",
+            );
         }
         Some(match (parts.text, parts.structured) {
-            (Some(template), structured) => Response::Text { template: template.clone(), structured: structured.clone() },
+            (Some(template), structured) => Response::Text {
+                template: template.clone(),
+                structured: structured.clone(),
+            },
             (None, Some(structured)) => Response::Structured(structured.clone()),
             (None, None) => Response::Echo,
         })
@@ -378,7 +558,9 @@ pub fn property_schema(input_schema: &Value, property: &str) -> Option<Value> {
 
 /// Validates a literal against a property's schema; `Err` carries the first reason.
 pub fn check_literal(input_schema: &Value, property: &str, literal: &Value) -> Result<(), String> {
-    let Some(schema) = property_schema(input_schema, property) else { return Ok(()) };
+    let Some(schema) = property_schema(input_schema, property) else {
+        return Ok(());
+    };
     let validator = compile_schema(&schema).map_err(|e| e.to_string())?;
     match validator.iter_errors(literal).next() {
         None => Ok(()),
@@ -387,11 +569,19 @@ pub fn check_literal(input_schema: &Value, property: &str, literal: &Value) -> R
 }
 
 fn file_stem(source: &SourceText) -> String {
-    source.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    source
+        .path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn quoted_or_unnamed(name: &str) -> String {
-    if name.is_empty() { "(unnamed)".to_string() } else { format!("{name:?}") }
+    if name.is_empty() {
+        "(unnamed)".to_string()
+    } else {
+        format!("{name:?}")
+    }
 }
 
 /// serde_json appends " at line L column C"; positions are reported separately.

@@ -32,7 +32,11 @@ impl LoadedVariant {
         if self.removed.contains(base_name) {
             return None;
         }
-        Some(self.renamed.get(base_name).map_or(base_name, String::as_str))
+        Some(
+            self.renamed
+                .get(base_name)
+                .map_or(base_name, String::as_str),
+        )
     }
 }
 
@@ -44,16 +48,39 @@ pub fn parse_variant(source: &SourceText) -> Result<VariantFile, Diagnostic> {
 }
 
 /// Applies a parsed variant to its base toolset.
-pub fn apply_variant(source: &SourceText, file: VariantFile, base: &Toolset) -> Loaded<LoadedVariant> {
+pub fn apply_variant(
+    source: &SourceText,
+    file: VariantFile,
+    base: &Toolset,
+) -> Loaded<LoadedVariant> {
     let mut diagnostics = Vec::new();
     let mut tools = base.tools.clone();
-    let missing = |name: &str| format!("variant {:?} names tool {name:?}, which toolset {:?} does not have", file.variant.value, base.name);
-    let known_help = || format!("tools of {:?}: {}", base.name, base.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "));
+    let missing = |name: &str| {
+        format!(
+            "variant {:?} names tool {name:?}, which toolset {:?} does not have",
+            file.variant.value, base.name
+        )
+    };
+    let known_help = || {
+        format!(
+            "tools of {:?}: {}",
+            base.name,
+            base.tools
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
 
     let mut removed = BTreeSet::new();
     for name in &file.remove {
         if base.tool(name).is_none() {
-            diagnostics.push(source.error(name.span.as_ref(), format!("remove: {}", missing(name))).help(known_help()));
+            diagnostics.push(
+                source
+                    .error(name.span.as_ref(), format!("remove: {}", missing(name)))
+                    .help(known_help()),
+            );
         }
         removed.insert(name.value.clone());
     }
@@ -62,7 +89,14 @@ pub fn apply_variant(source: &SourceText, file: VariantFile, base: &Toolset) -> 
     let mut described = 0;
     for (name, describe) in &file.describe {
         let Some(tool) = tools.iter_mut().find(|t| t.name == name.value) else {
-            let message = if removed.contains(&name.value) { format!("describe: tool {:?} is also removed by this variant", name.value) } else { format!("describe: {}", missing(name)) };
+            let message = if removed.contains(&name.value) {
+                format!(
+                    "describe: tool {:?} is also removed by this variant",
+                    name.value
+                )
+            } else {
+                format!("describe: {}", missing(name))
+            };
             diagnostics.push(source.error(name.span.as_ref(), message).help(known_help()));
             continue;
         };
@@ -75,14 +109,24 @@ pub fn apply_variant(source: &SourceText, file: VariantFile, base: &Toolset) -> 
         }
         let parameter_names: Vec<String> = tool.parameters().map(|(k, _)| k.clone()).collect();
         for (param, text) in &describe.params {
-            let property = tool.input_schema.get_mut("properties").and_then(|p| p.get_mut(&param.value)).and_then(Value::as_object_mut);
+            let property = tool
+                .input_schema
+                .get_mut("properties")
+                .and_then(|p| p.get_mut(&param.value))
+                .and_then(Value::as_object_mut);
             match property {
                 Some(property) => {
                     property.insert("description".to_string(), Value::String(text.clone()));
                 }
                 None => diagnostics.push(
                     source
-                        .error(param.span.as_ref(), format!("describe.{}.params: tool {:?} has no parameter {:?}", name.value, name.value, param.value))
+                        .error(
+                            param.span.as_ref(),
+                            format!(
+                                "describe.{}.params: tool {:?} has no parameter {:?}",
+                                name.value, name.value, param.value
+                            ),
+                        )
                         .help(parameters_help(&parameter_names)),
                 ),
             }
@@ -92,7 +136,11 @@ pub fn apply_variant(source: &SourceText, file: VariantFile, base: &Toolset) -> 
     let mut renamed = BTreeMap::new();
     for (old, new) in &file.rename {
         if base.tool(old).is_none() || removed.contains(&old.value) {
-            diagnostics.push(source.error(old.span.as_ref(), format!("rename: {}", missing(old))).help(known_help()));
+            diagnostics.push(
+                source
+                    .error(old.span.as_ref(), format!("rename: {}", missing(old)))
+                    .help(known_help()),
+            );
             continue;
         }
         diagnostics.extend(check_tool_name(source, new, new.span.as_ref()));
@@ -106,8 +154,19 @@ pub fn apply_variant(source: &SourceText, file: VariantFile, base: &Toolset) -> 
     let mut seen = BTreeSet::new();
     for tool in &tools {
         if !seen.insert(tool.name.clone()) {
-            let span = file.rename.iter().find(|(_, new)| new.value == tool.name).and_then(|(_, new)| new.span.clone());
-            diagnostics.push(source.error(span.as_ref(), format!("rename: two tools would be called {:?}", tool.name)).help("pick a name no other tool of the toolset has"));
+            let span = file
+                .rename
+                .iter()
+                .find(|(_, new)| new.value == tool.name)
+                .and_then(|(_, new)| new.span.clone());
+            diagnostics.push(
+                source
+                    .error(
+                        span.as_ref(),
+                        format!("rename: two tools would be called {:?}", tool.name),
+                    )
+                    .help("pick a name no other tool of the toolset has"),
+            );
         }
     }
 

@@ -99,9 +99,17 @@ impl Workspace {
             variants: self.variants.len(),
             suites: self.suites.len(),
             tasks: tasks.clone().count(),
-            no_call_tasks: tasks.clone().filter(|t| matches!(t.expectation, Expectation::NoCall)).count(),
-            any_of_tasks: tasks.clone().filter(|t| matches!(t.expectation, Expectation::AnyOf(_))).count(),
-            multi_step_tasks: tasks.filter(|t| matches!(&t.expectation, Expectation::Calls(c) if c.len() > 1)).count(),
+            no_call_tasks: tasks
+                .clone()
+                .filter(|t| matches!(t.expectation, Expectation::NoCall))
+                .count(),
+            any_of_tasks: tasks
+                .clone()
+                .filter(|t| matches!(t.expectation, Expectation::AnyOf(_)))
+                .count(),
+            multi_step_tasks: tasks
+                .filter(|t| matches!(&t.expectation, Expectation::Calls(c) if c.len() > 1))
+                .count(),
             languages: languages.into_iter().collect(),
             errors: self.files.iter().map(FileReport::errors).sum(),
             warnings: self.files.iter().map(FileReport::warnings).sum(),
@@ -139,7 +147,10 @@ impl Loader {
             };
             entries.sort();
             for entry in entries {
-                let data_file = matches!(entry.extension().and_then(|e| e.to_str()), Some("toml" | "json" | "jsonl"));
+                let data_file = matches!(
+                    entry.extension().and_then(|e| e.to_str()),
+                    Some("toml" | "json" | "jsonl")
+                );
                 if entry.is_dir() || data_file {
                     self.discover(&entry);
                 }
@@ -150,7 +161,8 @@ impl Loader {
                 self.found.push(normal);
             }
         } else {
-            self.unreadable.push(unreadable(path, "no such file or directory"));
+            self.unreadable
+                .push(unreadable(path, "no such file or directory"));
         }
     }
 
@@ -160,13 +172,21 @@ impl Loader {
         for path in std::mem::take(&mut self.found) {
             match SourceText::read(&path) {
                 Ok(source) => sources.push(source),
-                Err(d) => pending_reports.push(FileReport { path: path.clone(), kind: FileKind::Unknown, summary: "unreadable".into(), diagnostics: vec![d] }),
+                Err(d) => pending_reports.push(FileReport {
+                    path: path.clone(),
+                    kind: FileKind::Unknown,
+                    summary: "unreadable".into(),
+                    diagnostics: vec![d],
+                }),
             }
         }
-        let parsed: Vec<(SourceText, Parsed)> = sources.into_iter().map(|s| {
-            let p = classify(&s);
-            (s, p)
-        }).collect();
+        let parsed: Vec<(SourceText, Parsed)> = sources
+            .into_iter()
+            .map(|s| {
+                let p = classify(&s);
+                (s, p)
+            })
+            .collect();
 
         // Toolsets first: variants and suites refer to them.
         let mut reports: HashMap<PathBuf, FileReport> = HashMap::new();
@@ -182,7 +202,15 @@ impl Loader {
                 Parsed::Suite(file) => suites.push((source, file)),
                 Parsed::TaskRecords => task_files.push(source),
                 Parsed::Unknown(d) => {
-                    reports.insert(source.path.clone(), FileReport { path: source.path.clone(), kind: FileKind::Unknown, summary: "not loaded".into(), diagnostics: vec![d] });
+                    reports.insert(
+                        source.path.clone(),
+                        FileReport {
+                            path: source.path.clone(),
+                            kind: FileKind::Unknown,
+                            summary: "not loaded".into(),
+                            diagnostics: vec![d],
+                        },
+                    );
                 }
             }
         }
@@ -192,16 +220,22 @@ impl Loader {
         }
         let mut referenced = BTreeSet::new();
         for (source, file) in suites {
-            if let Ok(file) = &file {
-                if let Some(tasks_file) = &file.tasks_file {
-                    referenced.insert(normalize(&tasks_file_path(&source.path, tasks_file)));
-                }
+            if let Ok(SuiteFile {
+                tasks_file: Some(tasks_file),
+                ..
+            }) = &file
+            {
+                referenced.insert(normalize(&tasks_file_path(&source.path, tasks_file)));
             }
             let report = self.add_suite(&source, file, &mut order, &mut reports);
             reports.insert(source.path.clone(), report);
         }
         for source in task_files {
-            let report = task_file_report(&source, referenced.contains(&source.path), &self.workspace.suites);
+            let report = task_file_report(
+                &source,
+                referenced.contains(&source.path),
+                &self.workspace.suites,
+            );
             reports.insert(source.path.clone(), report);
         }
         let mut files = pending_reports;
@@ -214,7 +248,12 @@ impl Loader {
         self.workspace
     }
 
-    fn add_toolset(&mut self, source: &SourceText, loaded: Loaded<Toolset>, reports: &mut HashMap<PathBuf, FileReport>) {
+    fn add_toolset(
+        &mut self,
+        source: &SourceText,
+        loaded: Loaded<Toolset>,
+        reports: &mut HashMap<PathBuf, FileReport>,
+    ) {
         let mut diagnostics = loaded.diagnostics;
         let summary = match loaded.value {
             Some(toolset) => {
@@ -230,48 +269,109 @@ impl Loader {
             }
             None => "toolset not loaded".into(),
         };
-        reports.insert(source.path.clone(), FileReport { path: source.path.clone(), kind: FileKind::Toolset, summary, diagnostics });
+        reports.insert(
+            source.path.clone(),
+            FileReport {
+                path: source.path.clone(),
+                kind: FileKind::Toolset,
+                summary,
+                diagnostics,
+            },
+        );
     }
 
     /// Finds a toolset by name among those loaded, else on disk near `near` (loading it on the way).
-    fn resolve_toolset(&mut self, reference: &str, near: &Path, order: &mut Vec<PathBuf>, reports: &mut HashMap<PathBuf, FileReport>) -> Result<usize, String> {
-        let is_path = reference.contains('/') || reference.ends_with(".toml") || reference.ends_with(".json");
-        if !is_path {
-            if let Some(i) = self.workspace.toolsets.iter().position(|t| t.name == reference) {
-                return Ok(i);
-            }
+    fn resolve_toolset(
+        &mut self,
+        reference: &str,
+        near: &Path,
+        order: &mut Vec<PathBuf>,
+        reports: &mut HashMap<PathBuf, FileReport>,
+    ) -> Result<usize, String> {
+        let is_path =
+            reference.contains('/') || reference.ends_with(".toml") || reference.ends_with(".json");
+        if !is_path
+            && let Some(i) = self
+                .workspace
+                .toolsets
+                .iter()
+                .position(|t| t.name == reference)
+        {
+            return Ok(i);
         }
         let dir = near.parent().unwrap_or(Path::new("."));
         let candidates: Vec<PathBuf> = if is_path {
             vec![dir.join(reference)]
         } else {
             let mut c = Vec::new();
-            for base in [dir.to_path_buf(), dir.join(".."), dir.join("../toolsets"), PathBuf::from("toolsets")] {
+            for base in [
+                dir.to_path_buf(),
+                dir.join(".."),
+                dir.join("../toolsets"),
+                PathBuf::from("toolsets"),
+            ] {
                 for ext in ["toml", "json"] {
                     c.push(base.join(format!("{reference}.{ext}")));
                 }
             }
             c
         };
-        let Some(path) = candidates.iter().find(|p| p.is_file()).map(|p| normalize(p)) else {
-            let loaded: Vec<&str> = self.workspace.toolsets.iter().map(|t| t.name.as_str()).collect();
-            return Err(if loaded.is_empty() { "no toolsets are loaded".to_string() } else { format!("loaded toolsets: {}", loaded.join(", ")) });
+        let Some(path) = candidates
+            .iter()
+            .find(|p| p.is_file())
+            .map(|p| normalize(p))
+        else {
+            let loaded: Vec<&str> = self
+                .workspace
+                .toolsets
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect();
+            return Err(if loaded.is_empty() {
+                "no toolsets are loaded".to_string()
+            } else {
+                format!("loaded toolsets: {}", loaded.join(", "))
+            });
         };
-        if let Some(i) = self.workspace.toolsets.iter().position(|t| normalize(&t.source) == path) {
+        if let Some(i) = self
+            .workspace
+            .toolsets
+            .iter()
+            .position(|t| normalize(&t.source) == path)
+        {
             return Ok(i);
         }
         if reports.contains_key(&path) {
             return Err(format!("{} did not load; see its errors", path.display()));
         }
         let source = SourceText::read(&path).map_err(|d| d.message)?;
-        let loaded = if path.extension().is_some_and(|e| e == "json") { load_json_toolset(&source) } else { load_toml_toolset(&source) };
+        let loaded = if path.extension().is_some_and(|e| e == "json") {
+            load_json_toolset(&source)
+        } else {
+            load_toml_toolset(&source)
+        };
         order.push(path.clone());
         self.add_toolset(&source, loaded, reports);
-        self.workspace.toolsets.iter().position(|t| normalize(&t.source) == path).ok_or_else(|| format!("{} did not load; see its errors", path.display()))
+        self.workspace
+            .toolsets
+            .iter()
+            .position(|t| normalize(&t.source) == path)
+            .ok_or_else(|| format!("{} did not load; see its errors", path.display()))
     }
 
-    fn add_variant(&mut self, source: &SourceText, file: Result<VariantFile, Diagnostic>, order: &mut Vec<PathBuf>, reports: &mut HashMap<PathBuf, FileReport>) -> FileReport {
-        let report = |summary: String, diagnostics| FileReport { path: source.path.clone(), kind: FileKind::Variant, summary, diagnostics };
+    fn add_variant(
+        &mut self,
+        source: &SourceText,
+        file: Result<VariantFile, Diagnostic>,
+        order: &mut Vec<PathBuf>,
+        reports: &mut HashMap<PathBuf, FileReport>,
+    ) -> FileReport {
+        let report = |summary: String, diagnostics| FileReport {
+            path: source.path.clone(),
+            kind: FileKind::Variant,
+            summary,
+            diagnostics,
+        };
         let file = match file {
             Ok(file) => file,
             Err(d) => return report("variant not loaded".into(), vec![d]),
@@ -279,7 +379,15 @@ impl Loader {
         let base = match self.resolve_toolset(&file.base, &source.path, order, reports) {
             Ok(i) => i,
             Err(why) => {
-                let d = source.error(file.base.span.as_ref(), format!("variant {:?}: base toolset {:?} not found", file.variant.value, file.base.value)).help(why);
+                let d = source
+                    .error(
+                        file.base.span.as_ref(),
+                        format!(
+                            "variant {:?}: base toolset {:?} not found",
+                            file.variant.value, file.base.value
+                        ),
+                    )
+                    .help(why);
                 return report("variant not loaded".into(), vec![d]);
             }
         };
@@ -298,7 +406,18 @@ impl Loader {
                     v.added
                 );
                 if let Some(other) = self.workspace.variant(&v.name) {
-                    diagnostics.push(source.error(None, format!("variant name {:?} is already used by {}", v.name, other.source.display())).help("variant names must be unique"));
+                    diagnostics.push(
+                        source
+                            .error(
+                                None,
+                                format!(
+                                    "variant name {:?} is already used by {}",
+                                    v.name,
+                                    other.source.display()
+                                ),
+                            )
+                            .help("variant names must be unique"),
+                    );
                 } else {
                     self.workspace.variants.push(v);
                 }
@@ -309,8 +428,19 @@ impl Loader {
         report(summary, diagnostics)
     }
 
-    fn add_suite(&mut self, source: &SourceText, file: Result<SuiteFile, Diagnostic>, order: &mut Vec<PathBuf>, reports: &mut HashMap<PathBuf, FileReport>) -> FileReport {
-        let report = |summary: String, diagnostics| FileReport { path: source.path.clone(), kind: FileKind::Suite, summary, diagnostics };
+    fn add_suite(
+        &mut self,
+        source: &SourceText,
+        file: Result<SuiteFile, Diagnostic>,
+        order: &mut Vec<PathBuf>,
+        reports: &mut HashMap<PathBuf, FileReport>,
+    ) -> FileReport {
+        let report = |summary: String, diagnostics| FileReport {
+            path: source.path.clone(),
+            kind: FileKind::Suite,
+            summary,
+            diagnostics,
+        };
         let file = match file {
             Ok(file) => file,
             Err(d) => return report("suite not loaded".into(), vec![d]),
@@ -318,19 +448,43 @@ impl Loader {
         let toolset = match self.resolve_toolset(&file.toolset, &source.path, order, reports) {
             Ok(i) => i,
             Err(why) => {
-                let d = source.error(file.toolset.span.as_ref(), format!("suite {:?}: toolset {:?} not found", file.suite.value, file.toolset.value)).help(why);
+                let d = source
+                    .error(
+                        file.toolset.span.as_ref(),
+                        format!(
+                            "suite {:?}: toolset {:?} not found",
+                            file.suite.value, file.toolset.value
+                        ),
+                    )
+                    .help(why);
                 return report("suite not loaded".into(), vec![d]);
             }
         };
         let toolset = &self.workspace.toolsets[toolset];
-        let variants: Vec<&LoadedVariant> = self.workspace.variants.iter().filter(|v| v.base == toolset.name).collect();
+        let variants: Vec<&LoadedVariant> = self
+            .workspace
+            .variants
+            .iter()
+            .filter(|v| v.base == toolset.name)
+            .collect();
         let loaded = load_suite(source, file, toolset, &variants);
         let mut diagnostics = loaded.diagnostics;
         let summary = match loaded.value {
             Some(suite) => {
                 let summary = suite_summary(&suite, variants.len());
                 if let Some(other) = self.workspace.suites.iter().find(|s| s.name == suite.name) {
-                    diagnostics.push(source.error(None, format!("suite name {:?} is already used by {}", suite.name, other.source.display())).help("suite names must be unique"));
+                    diagnostics.push(
+                        source
+                            .error(
+                                None,
+                                format!(
+                                    "suite name {:?} is already used by {}",
+                                    suite.name,
+                                    other.source.display()
+                                ),
+                            )
+                            .help("suite names must be unique"),
+                    );
                 } else {
                     self.workspace.suites.push(suite);
                 }
@@ -343,9 +497,17 @@ impl Loader {
 }
 
 fn suite_summary(suite: &Suite, variants: usize) -> String {
-    let no_call = suite.tasks.iter().filter(|t| matches!(t.expectation, Expectation::NoCall)).count();
+    let no_call = suite
+        .tasks
+        .iter()
+        .filter(|t| matches!(t.expectation, Expectation::NoCall))
+        .count();
     let languages: BTreeSet<&str> = suite.tasks.iter().map(|t| t.lang.as_str()).collect();
-    let checked = if variants > 0 { format!(", checked against {variants} variant(s)") } else { String::new() };
+    let checked = if variants > 0 {
+        format!(", checked against {variants} variant(s)")
+    } else {
+        String::new()
+    };
     format!(
         "suite {} on {}: {} tasks ({} no-call; languages {}){checked}",
         suite.name,
@@ -359,19 +521,31 @@ fn suite_summary(suite: &Suite, variants: usize) -> String {
 fn task_file_report(source: &SourceText, referenced: bool, suites: &[Suite]) -> FileReport {
     let path = source.path.clone();
     if referenced {
-        let owner = suites.iter().find(|s| s.tasks.iter().any(|t| t.source == path));
+        let owner = suites
+            .iter()
+            .find(|s| s.tasks.iter().any(|t| t.source == path));
         let count = owner.map_or(0, |s| s.tasks.iter().filter(|t| t.source == path).count());
         let summary = match owner {
             Some(suite) => format!("{count} tasks of suite {}", suite.name),
             None => "tasks of a suite that did not load (see the suite's errors)".to_string(),
         };
-        return FileReport { path, kind: FileKind::TaskRecords, summary, diagnostics: Vec::new() };
+        return FileReport {
+            path,
+            kind: FileKind::TaskRecords,
+            summary,
+            diagnostics: Vec::new(),
+        };
     }
     let (count, mut diagnostics) = check_unreferenced_task_file(source);
     diagnostics.push(Diagnostic::warning(&path, "no loaded suite names this file in `tasks_file`; only its syntax and fields were checked").help(
         "reference it from a suite (`tasks_file = \"...\"`) or validate that suite too",
     ));
-    FileReport { path, kind: FileKind::TaskRecords, summary: format!("{count} task records"), diagnostics }
+    FileReport {
+        path,
+        kind: FileKind::TaskRecords,
+        summary: format!("{count} task records"),
+        diagnostics,
+    }
 }
 
 /// Decides what a file is: `.json` → toolset, `.jsonl` → task records, `.toml` → by its keys.
@@ -403,7 +577,10 @@ fn unreadable(path: &Path, reason: &str) -> FileReport {
         path: path.to_path_buf(),
         kind: FileKind::Unknown,
         summary: "unreadable".into(),
-        diagnostics: vec![Diagnostic::error(path, format!("cannot read {}: {reason}", path.display())).help("check the path; `mcpick list` shows the files mcpick finds")],
+        diagnostics: vec![
+            Diagnostic::error(path, format!("cannot read {}: {reason}", path.display()))
+                .help("check the path; `mcpick list` shows the files mcpick finds"),
+        ],
     }
 }
 

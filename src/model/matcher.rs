@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone)]
 pub enum ArgMatcher {
     /// Any of these values; `may_omit` when the list held `""`.
-    OneOf { values: Vec<AcceptableValue>, may_omit: bool },
+    OneOf {
+        values: Vec<AcceptableValue>,
+        may_omit: bool,
+    },
     /// A string the regex matches (unanchored unless the pattern anchors itself).
     Regex(Regex),
     /// A number within `tolerance` of `approx`.
@@ -32,7 +35,9 @@ pub enum MatcherError {
     BadRegex { pattern: String, reason: String },
     #[error("`regex` must be a string")]
     RegexNotString,
-    #[error("`approx` needs a numeric `tolerance` beside it, e.g. {{ approx = 12.5, tolerance = 0.01 }}")]
+    #[error(
+        "`approx` needs a numeric `tolerance` beside it, e.g. {{ approx = 12.5, tolerance = 0.01 }}"
+    )]
     MissingTolerance,
     #[error("`approx` and `tolerance` must be numbers, and `tolerance` must not be negative")]
     BadApprox,
@@ -48,15 +53,23 @@ impl ArgMatcher {
                 for item in items {
                     match item {
                         Value::String(s) if s.is_empty() => may_omit = true,
-                        Value::Object(fields) => values.push(AcceptableValue::Object(parse_fields(fields)?)),
+                        Value::Object(fields) => {
+                            values.push(AcceptableValue::Object(parse_fields(fields)?))
+                        }
                         literal => values.push(AcceptableValue::Literal(literal.clone())),
                     }
                 }
                 Ok(ArgMatcher::OneOf { values, may_omit })
             }
             Value::Object(fields) => parse_table(fields),
-            Value::String(s) if s.is_empty() => Ok(ArgMatcher::OneOf { values: Vec::new(), may_omit: true }),
-            literal => Ok(ArgMatcher::OneOf { values: vec![AcceptableValue::Literal(literal.clone())], may_omit: false }),
+            Value::String(s) if s.is_empty() => Ok(ArgMatcher::OneOf {
+                values: Vec::new(),
+                may_omit: true,
+            }),
+            literal => Ok(ArgMatcher::OneOf {
+                values: vec![AcceptableValue::Literal(literal.clone())],
+                may_omit: false,
+            }),
         }
     }
 
@@ -70,9 +83,9 @@ impl ArgMatcher {
         match self {
             ArgMatcher::OneOf { values, .. } => values.iter().any(|v| v.accepts(value)),
             ArgMatcher::Regex(re) => value.as_str().is_some_and(|s| re.is_match(s)),
-            ArgMatcher::Approx { approx, tolerance } => {
-                value.as_f64().is_some_and(|x| (x - approx).abs() <= *tolerance)
-            }
+            ArgMatcher::Approx { approx, tolerance } => value
+                .as_f64()
+                .is_some_and(|x| (x - approx).abs() <= *tolerance),
         }
     }
 
@@ -105,41 +118,62 @@ impl AcceptableValue {
 
 /// Accepts the given arguments against a set of matchers: every matcher's argument is present and
 /// accepted, or absent and allowed to be omitted. Arguments without a matcher are not checked.
-pub(crate) fn arguments_match(matchers: &BTreeMap<String, ArgMatcher>, arguments: &Map<String, Value>) -> bool {
-    matchers.iter().all(|(name, matcher)| match arguments.get(name) {
-        Some(value) => matcher.accepts(value),
-        None => matcher.allows_omission(),
-    })
+pub(crate) fn arguments_match(
+    matchers: &BTreeMap<String, ArgMatcher>,
+    arguments: &Map<String, Value>,
+) -> bool {
+    matchers
+        .iter()
+        .all(|(name, matcher)| match arguments.get(name) {
+            Some(value) => matcher.accepts(value),
+            None => matcher.allows_omission(),
+        })
 }
 
 fn parse_table(fields: &Map<String, Value>) -> Result<ArgMatcher, MatcherError> {
     if let Some(pattern) = fields.get("regex").filter(|_| fields.len() == 1) {
         let pattern = pattern.as_str().ok_or(MatcherError::RegexNotString)?;
-        return Regex::new(pattern).map(ArgMatcher::Regex).map_err(|e| MatcherError::BadRegex {
-            pattern: pattern.to_string(),
-            reason: e.to_string(),
-        });
+        return Regex::new(pattern)
+            .map(ArgMatcher::Regex)
+            .map_err(|e| MatcherError::BadRegex {
+                pattern: pattern.to_string(),
+                reason: e.to_string(),
+            });
     }
     if let Some(approx) = fields.get("approx") {
-        let tolerance = fields.get("tolerance").ok_or(MatcherError::MissingTolerance)?;
+        let tolerance = fields
+            .get("tolerance")
+            .ok_or(MatcherError::MissingTolerance)?;
         return match (approx.as_f64(), tolerance.as_f64(), fields.len()) {
-            (Some(approx), Some(tolerance), 2) if tolerance >= 0.0 => Ok(ArgMatcher::Approx { approx, tolerance }),
+            (Some(approx), Some(tolerance), 2) if tolerance >= 0.0 => {
+                Ok(ArgMatcher::Approx { approx, tolerance })
+            }
             _ => Err(MatcherError::BadApprox),
         };
     }
-    Ok(ArgMatcher::OneOf { values: vec![AcceptableValue::Object(parse_fields(fields)?)], may_omit: false })
+    Ok(ArgMatcher::OneOf {
+        values: vec![AcceptableValue::Object(parse_fields(fields)?)],
+        may_omit: false,
+    })
 }
 
 fn parse_fields(fields: &Map<String, Value>) -> Result<BTreeMap<String, ArgMatcher>, MatcherError> {
-    fields.iter().map(|(k, v)| Ok((k.clone(), ArgMatcher::parse(v)?))).collect()
+    fields
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), ArgMatcher::parse(v)?)))
+        .collect()
 }
 
 fn values_equal(expected: &Value, actual: &Value) -> bool {
     match (expected, actual) {
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
-        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y)),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y))
+        }
         (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len() && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y)))
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y)))
         }
         _ => expected == actual,
     }
@@ -183,8 +217,17 @@ mod tests {
 
     #[test]
     fn malformed_matchers_are_errors_not_panics() {
-        assert!(matches!(ArgMatcher::parse(&json!({"regex": "("})), Err(MatcherError::BadRegex { .. })));
-        assert_eq!(ArgMatcher::parse(&json!({"approx": 1})).unwrap_err(), MatcherError::MissingTolerance);
-        assert_eq!(ArgMatcher::parse(&json!({"approx": 1, "tolerance": -1})).unwrap_err(), MatcherError::BadApprox);
+        assert!(matches!(
+            ArgMatcher::parse(&json!({"regex": "("})),
+            Err(MatcherError::BadRegex { .. })
+        ));
+        assert_eq!(
+            ArgMatcher::parse(&json!({"approx": 1})).unwrap_err(),
+            MatcherError::MissingTolerance
+        );
+        assert_eq!(
+            ArgMatcher::parse(&json!({"approx": 1, "tolerance": -1})).unwrap_err(),
+            MatcherError::BadApprox
+        );
     }
 }

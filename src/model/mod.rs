@@ -8,5 +8,8 @@ mod task;
 mod tool;
 
 pub use matcher::{AcceptableValue, ArgMatcher, MatcherError};
-pub use task::{ExpectedCall, Expectation, Message, Role, Suite, Task, TaskInput};
-pub use tool::{Behavior, Response, ResponseRule, Tool, ToolAnnotations, Toolset, fill_template, template_placeholders};
+pub use task::{Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput};
+pub use tool::{
+    Behavior, Response, ResponseRule, Tool, ToolAnnotations, Toolset, fill_template,
+    template_placeholders,
+};

@@ -54,13 +54,21 @@ pub struct Tool {
 impl Tool {
     /// The `properties` of the input schema, in written order.
     pub fn parameters(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.input_schema.get("properties").and_then(Value::as_object).into_iter().flatten()
+        self.input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
     }
 
     /// Names listed in the input schema's `required`.
     pub fn required_parameters(&self) -> Vec<&str> {
         let required = self.input_schema.get("required").and_then(Value::as_array);
-        required.into_iter().flatten().filter_map(Value::as_str).collect()
+        required
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
     }
 }
 
@@ -70,13 +78,29 @@ impl Tool {
 pub struct ToolAnnotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    #[serde(rename = "readOnlyHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "readOnlyHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub read_only_hint: Option<bool>,
-    #[serde(rename = "destructiveHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "destructiveHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub destructive_hint: Option<bool>,
-    #[serde(rename = "idempotentHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "idempotentHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub idempotent_hint: Option<bool>,
-    #[serde(rename = "openWorldHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "openWorldHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub open_world_hint: Option<bool>,
 }
 
@@ -90,7 +114,11 @@ pub struct Behavior {
 
 impl Default for Behavior {
     fn default() -> Self {
-        Behavior { default: Response::Echo, latency_ms: 0, rules: Vec::new() }
+        Behavior {
+            default: Response::Echo,
+            latency_ms: 0,
+            rules: Vec::new(),
+        }
     }
 }
 
@@ -106,7 +134,10 @@ pub struct ResponseRule {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
     /// Text with `{param}` placeholders, and structured content when the tool has an output schema.
-    Text { template: String, structured: Option<Value> },
+    Text {
+        template: String,
+        structured: Option<Value>,
+    },
     /// Structured content only; its JSON is also sent as text.
     Structured(Value),
     /// An `isError: true` result with an actionable message.
@@ -145,7 +176,11 @@ impl Response {
 
 /// Fills `{param}` placeholders from the arguments (strings as written, other values as compact JSON,
 /// absent ones from `defaults`, else empty). `{{` and `}}` stand for literal braces.
-pub fn fill_template(template: &str, arguments: &Map<String, Value>, defaults: &Map<String, Value>) -> String {
+pub fn fill_template(
+    template: &str,
+    arguments: &Map<String, Value>,
+    defaults: &Map<String, Value>,
+) -> String {
     let mut out = String::with_capacity(template.len() + 16);
     let mut rest = template;
     while let Some(open) = rest.find(['{', '}']) {
@@ -202,23 +237,39 @@ mod tests {
     fn templates_fill_from_arguments_then_defaults() {
         let args = object(json!({"city": "Paris", "days": 3}));
         let defaults = object(json!({"units": "metric"}));
-        assert_eq!(fill_template("{city} in {days} days ({units}){missing}", &args, &defaults), "Paris in 3 days (metric)");
-        assert_eq!(fill_template("{{literal}} {city}", &args, &defaults), "{literal} Paris");
+        assert_eq!(
+            fill_template("{city} in {days} days ({units}){missing}", &args, &defaults),
+            "Paris in 3 days (metric)"
+        );
+        assert_eq!(
+            fill_template("{{literal}} {city}", &args, &defaults),
+            "{literal} Paris"
+        );
         assert_eq!(template_placeholders("{a} {{b}} {c}"), vec!["a", "c"]);
     }
 
     #[test]
     fn first_matching_rule_answers() {
         let behavior = Behavior {
-            default: Response::Text { template: "ok".into(), structured: None },
+            default: Response::Text {
+                template: "ok".into(),
+                structured: None,
+            },
             latency_ms: 5,
             rules: vec![ResponseRule {
-                when: [("city".to_string(), ArgMatcher::parse(&json!(["Atlantis"])).unwrap())].into(),
+                when: [(
+                    "city".to_string(),
+                    ArgMatcher::parse(&json!(["Atlantis"])).unwrap(),
+                )]
+                .into(),
                 response: Response::Error("unknown city".into()),
                 latency_ms: Some(1),
             }],
         };
-        assert_eq!(behavior.respond(&object(json!({"city": "Atlantis"}))), (&Response::Error("unknown city".into()), 1));
+        assert_eq!(
+            behavior.respond(&object(json!({"city": "Atlantis"}))),
+            (&Response::Error("unknown city".into()), 1)
+        );
         assert_eq!(behavior.respond(&object(json!({"city": "Paris"}))).1, 5);
     }
 }

@@ -66,7 +66,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Located<T> {
         if RECORD_SPANS.with(Cell::get) {
             let spanned = toml::Spanned::<T>::deserialize(deserializer)?;
             let span = spanned.span();
-            Ok(Located { value: spanned.into_inner(), span: Some(span) })
+            Ok(Located {
+                value: spanned.into_inner(),
+                span: Some(span),
+            })
         } else {
             Ok(Located::new(T::deserialize(deserializer)?))
         }
