@@ -139,3 +139,19 @@ description = "Every airport the service knows, as IATA codes with names."
         json!({"type": "object", "additionalProperties": false})
     );
 }
+
+#[test]
+fn unquoted_toml_dates_mean_strings() {
+    let toolset = "format = 1\n[[tool]]\nname = \"list_events\"\ndescription = \"Events on one day, oldest first.\"\n[tool.inputSchema]\ntype = \"object\"\nproperties.date = { type = \"string\", format = \"date\", description = \"Day as YYYY-MM-DD\", default = 2026-01-01 }\n";
+    let suite = "format = 1\nsuite = \"c\"\ntoolset = \"c\"\n[[task]]\nid = \"a\"\nprompt = \"What's on 14 March 2026?\"\nexpect = [{ tool = \"list_events\", args = { date = [2026-03-14, \"2026-03-15\"] } }]\n";
+    let (_dir, workspace) = load(&[("c.toml", toolset), ("s.toml", suite)]);
+    assert!(!workspace.has_errors(), "{:#?}", workspace.files);
+    let tool = &workspace.toolsets[0].tools[0];
+    assert_eq!(
+        tool.input_schema["properties"]["date"]["default"],
+        json!("2026-01-01")
+    );
+    let matcher = &workspace.suites[0].tasks[0].expectation.calls()[0].args["date"];
+    assert!(matcher.accepts(&json!("2026-03-14")) && matcher.accepts(&json!("2026-03-15")));
+    assert!(!matcher.accepts(&json!("2026-03-16")));
+}

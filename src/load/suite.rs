@@ -9,7 +9,7 @@ use super::variant::LoadedVariant;
 use crate::model::{
     ArgMatcher, Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput, Toolset,
 };
-use crate::spec::{ExpectedCallSpec, Located, SuiteFile, TaskSpec};
+use crate::spec::{ExpectedCallSpec, Located, SuiteFile, TaskSpec, toml_datetimes_as_strings};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -445,7 +445,8 @@ impl TaskChecks<'_> {
         }
         let parameters: Vec<String> = tool.parameters().map(|(k, _)| k.clone()).collect();
         let mut args = BTreeMap::new();
-        for (name, written) in spec.args {
+        for (name, mut written) in spec.args {
+            toml_datetimes_as_strings(&mut written);
             let span = name.span.as_ref().or(tool_span);
             if !parameters.contains(&name.value) {
                 diagnostics.push(place.error(

@@ -7,7 +7,9 @@ use crate::model::{
     ArgMatcher, Behavior, Response, ResponseRule, Tool, Toolset, template_placeholders,
 };
 use crate::registry::{compile_object_schema, compile_schema, json_type_name};
-use crate::spec::{BehaviorSpec, FORMAT_VERSION, Located, ToolSpec, ToolsetFile};
+use crate::spec::{
+    BehaviorSpec, FORMAT_VERSION, Located, ToolSpec, ToolsetFile, toml_datetimes_as_strings,
+};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -209,11 +211,12 @@ impl<'a> ToolChecker<'a> {
     /// problems whose own span is unknown (JSON files).
     pub fn tool(
         &mut self,
-        spec: ToolSpec,
+        mut spec: ToolSpec,
         fallback: Option<Range<usize>>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<Tool> {
         let source = self.source;
+        normalize_datetimes(&mut spec);
         let at = |span: &Option<Range<usize>>| span.clone().or_else(|| fallback.clone());
         let name = spec.name.value.clone();
         let name_span = at(&spec.name.span);
@@ -314,6 +317,31 @@ impl<'a> ToolChecker<'a> {
             behavior: behavior?,
             line: name_span.map(|s| source.line_of(s.start)),
         })
+    }
+}
+
+fn normalize_datetimes(spec: &mut ToolSpec) {
+    let schemas = [spec.input_schema.as_mut(), spec.output_schema.as_mut()];
+    for schema in schemas.into_iter().flatten() {
+        toml_datetimes_as_strings(&mut schema.value);
+    }
+    if let Some(behavior) = spec.behavior.as_mut() {
+        let behavior = &mut behavior.value;
+        behavior
+            .structured
+            .iter_mut()
+            .for_each(toml_datetimes_as_strings);
+        for rule in &mut behavior.rules {
+            rule.value
+                .structured
+                .iter_mut()
+                .for_each(toml_datetimes_as_strings);
+            rule.value
+                .when
+                .value
+                .values_mut()
+                .for_each(toml_datetimes_as_strings);
+        }
     }
 }
 

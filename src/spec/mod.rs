@@ -15,3 +15,26 @@ pub use variant::{DescribeSpec, VariantFile};
 
 /// The only file-format version this build reads.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// The key under which the `toml` crate hands a date or time to a non-TOML deserializer.
+const TOML_DATETIME_KEY: &str = "$__toml_private_datetime";
+
+/// TOML has date and time values, JSON does not: a user who writes `date = 2026-03-14` in a schema,
+/// an expected argument or structured content means the string "2026-03-14". Left alone it would
+/// arrive as a private marker object that no call could ever match.
+pub fn toml_datetimes_as_strings(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            if map.len() == 1
+                && let Some(Value::String(text)) = map.get(TOML_DATETIME_KEY)
+            {
+                *value = Value::String(text.clone());
+                return;
+            }
+            map.values_mut().for_each(toml_datetimes_as_strings);
+        }
+        Value::Array(items) => items.iter_mut().for_each(toml_datetimes_as_strings),
+        _ => {}
+    }
+}
