@@ -91,7 +91,7 @@ structured = { temperature = 18 }
 latency_ms = 40
 [[tool.behavior.rule]]
 when = { city = ["Atlantis", "Gotham"] }
-error = "Unknown city. Pass a real city such as 'Paris'."
+error = "Unknown city '{city}'. Pass a real city such as 'Paris'."
 [[tool.behavior.rule]]
 when = { city = { regex = "^[0-9]{5}$" } }
 text = "Postal code {city}: 17 degrees"
@@ -109,13 +109,15 @@ description = "Every airport the service knows, as IATA codes with names."
     let args = |v: Value| v.as_object().unwrap().clone();
 
     let (response, latency) = weather.behavior.respond(&args(json!({"city": "Atlantis"})));
+    let Response::Error(message) = response else {
+        panic!("{response:?}")
+    };
+    let no_defaults = serde_json::Map::new();
     assert_eq!(
-        (response, latency),
-        (
-            &Response::Error("Unknown city. Pass a real city such as 'Paris'.".into()),
-            40
-        )
+        fill_template(message, &args(json!({"city": "Atlantis"})), &no_defaults),
+        "Unknown city 'Atlantis'. Pass a real city such as 'Paris'."
     );
+    assert_eq!(latency, 40);
     let (response, latency) = weather.behavior.respond(&args(json!({"city": "75001"})));
     assert_eq!(response.structured(), Some(&json!({"temperature": 17})));
     assert_eq!(latency, 5);
@@ -154,4 +156,18 @@ fn unquoted_toml_dates_mean_strings() {
     let matcher = &workspace.suites[0].tasks[0].expectation.calls()[0].args["date"];
     assert!(matcher.accepts(&json!("2026-03-14")) && matcher.accepts(&json!("2026-03-15")));
     assert!(!matcher.accepts(&json!("2026-03-16")));
+}
+
+#[test]
+fn placeholders_must_name_parameters_in_text_and_errors() {
+    let toolset = "format = 1\n[[tool]]\nname = \"get_x\"\ndescription = \"Gets x by id.\"\n[tool.inputSchema]\ntype = \"object\"\nproperties.id = { type = \"string\", description = \"The id\" }\n[tool.behavior]\ntext = \"x {id}\"\n[[tool.behavior.rule]]\nwhen = { id = \"\" }\nerror = \"Missing {identifier}: pass id\"\n";
+    let (_dir, workspace) = load(&[("t.toml", toolset)]);
+    let errors: Vec<String> = workspace
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(errors[0].contains("t.toml:10:1: error: tool \"get_x\": behavior rule #1: placeholder {identifier} names no parameter"), "{errors:#?}");
 }

@@ -3,7 +3,7 @@
 
 use mcpick::lint::{Finding, lint};
 use mcpick::load::Workspace;
-use mcpick::model::{ArgMatcher, Expectation};
+use mcpick::model::Expectation;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -49,7 +49,7 @@ fn shipped_data_is_big_and_varied_enough() {
     let with_alternatives = tasks
         .flat_map(|t| t.expectation.calls())
         .flat_map(|c| c.args.values())
-        .filter(|m| matches!(m, ArgMatcher::OneOf { values, .. } if values.len() > 1))
+        .filter(|m| m.alternatives.len() > 1)
         .count();
     assert!(
         with_alternatives >= 20,

@@ -286,6 +286,7 @@ impl<'a> ToolChecker<'a> {
                     source,
                     tool: &name,
                     properties: &properties,
+                    input_schema: &input_schema,
                     output: output_validator.as_ref().and_then(|r| r.as_ref().ok()),
                     fallback: at(&written.span),
                 };
@@ -379,6 +380,7 @@ struct BehaviorChecks<'a> {
     source: &'a SourceText,
     tool: &'a str,
     properties: &'a [String],
+    input_schema: &'a Value,
     output: Option<&'a jsonschema::Validator>,
     fallback: Option<Range<usize>>,
 }
@@ -412,6 +414,18 @@ impl BehaviorChecks<'_> {
                 }
                 match ArgMatcher::parse(written) {
                     Ok(m) => {
+                        for literal in m.literals() {
+                            if let Err(reason) = check_literal(self.input_schema, key, literal) {
+                                diagnostics.push(
+                                    self.source
+                                        .error(
+                                            rule.when.span.as_ref().or(rule_span.as_ref()),
+                                            format!("tool {:?}: {what}: `when.{key}` value {literal} can never arrive: {reason}", self.tool),
+                                        )
+                                        .help("calls are validated against the inputSchema before any rule is tried; fix the value or the schema"),
+                                );
+                            }
+                        }
                         when.insert(key.clone(), m);
                     }
                     Err(e) => diagnostics.push(
@@ -496,19 +510,19 @@ impl BehaviorChecks<'_> {
                     "write an actionable message: what was wrong and how to fix the call",
                 );
             }
-            return Some(Response::Error(message.clone()));
         }
-        if let Some(template) = parts.text {
+        for template in [parts.error, parts.text].into_iter().flatten() {
             for placeholder in template_placeholders(template) {
                 if !self.properties.iter().any(|p| p == placeholder) {
                     return fail(
-                        format!(
-                            "text placeholder {{{placeholder}}} names no parameter of the tool"
-                        ),
+                        format!("placeholder {{{placeholder}}} names no parameter of the tool"),
                         &parameters_help(self.properties),
                     );
                 }
             }
+        }
+        if let Some(message) = parts.error {
+            return Some(Response::Error(message.clone()));
         }
         if let Some(structured) = parts.structured {
             if !structured.is_object() {

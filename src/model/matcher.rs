@@ -1,31 +1,30 @@
 //! Argument matchers: how a task says which argument values are acceptable, and how a behaviour rule
-//! says which calls it answers. Written as JSON/TOML values (a literal, a list of acceptable values with
-//! `""` meaning "may be omitted", `{ regex }`, `{ approx, tolerance }`, or a table of nested matchers)
-//! and parsed once into this enum so that matching is a cheap, pure function.
+//! says which calls it answers. Written as JSON/TOML values — a literal; a list of alternatives, where
+//! `""` means "may be omitted"; `{ regex }`; `{ approx, tolerance }`; or a table of nested matchers —
+//! and parsed once into this type so that matching is a cheap, pure function.
 
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// Which values an argument may take.
+/// Which values an argument may take: any of the alternatives, or nothing at all if `may_omit`.
 #[derive(Debug, Clone)]
-pub enum ArgMatcher {
-    /// Any of these values; `may_omit` when the list held `""`.
-    OneOf {
-        values: Vec<AcceptableValue>,
-        may_omit: bool,
-    },
+pub struct ArgMatcher {
+    pub alternatives: Vec<Alternative>,
+    pub may_omit: bool,
+}
+
+/// One acceptable form of a value.
+#[derive(Debug, Clone)]
+pub enum Alternative {
+    /// Exactly this value (numbers compare by value: `3` equals `3.0`).
+    Literal(Value),
+    /// An object whose listed keys match these matchers; unlisted keys are not checked.
+    Object(BTreeMap<String, ArgMatcher>),
     /// A string the regex matches (unanchored unless the pattern anchors itself).
     Regex(Regex),
     /// A number within `tolerance` of `approx`.
     Approx { approx: f64, tolerance: f64 },
-}
-
-/// One acceptable value: a literal, or an object whose listed keys match nested matchers.
-#[derive(Debug, Clone)]
-pub enum AcceptableValue {
-    Literal(Value),
-    Object(BTreeMap<String, ArgMatcher>),
 }
 
 /// Why a matcher could not be parsed; the loader adds the file and line.
@@ -46,72 +45,85 @@ pub enum MatcherError {
 impl ArgMatcher {
     /// Parses the written form of a matcher.
     pub fn parse(written: &Value) -> Result<ArgMatcher, MatcherError> {
-        match written {
-            Value::Array(items) => {
-                let mut values = Vec::with_capacity(items.len());
-                let mut may_omit = false;
-                for item in items {
-                    match item {
-                        Value::String(s) if s.is_empty() => may_omit = true,
-                        Value::Object(fields) => {
-                            values.push(AcceptableValue::Object(parse_fields(fields)?))
-                        }
-                        literal => values.push(AcceptableValue::Literal(literal.clone())),
-                    }
-                }
-                Ok(ArgMatcher::OneOf { values, may_omit })
+        let items = match written {
+            Value::Array(items) => items.as_slice(),
+            single => std::slice::from_ref(single),
+        };
+        let mut alternatives = Vec::with_capacity(items.len());
+        let mut may_omit = false;
+        for item in items {
+            match item {
+                Value::String(s) if s.is_empty() => may_omit = true,
+                other => alternatives.push(Alternative::parse(other)?),
             }
-            Value::Object(fields) => parse_table(fields),
-            Value::String(s) if s.is_empty() => Ok(ArgMatcher::OneOf {
-                values: Vec::new(),
-                may_omit: true,
-            }),
-            literal => Ok(ArgMatcher::OneOf {
-                values: vec![AcceptableValue::Literal(literal.clone())],
-                may_omit: false,
-            }),
         }
+        Ok(ArgMatcher {
+            alternatives,
+            may_omit,
+        })
     }
 
     /// True when the argument may be left out of the call.
     pub fn allows_omission(&self) -> bool {
-        matches!(self, ArgMatcher::OneOf { may_omit: true, .. })
+        self.may_omit
     }
 
-    /// Whether `value` is acceptable. Numbers compare by value (`3` equals `3.0`).
+    /// Whether `value` is acceptable.
     pub fn accepts(&self, value: &Value) -> bool {
-        match self {
-            ArgMatcher::OneOf { values, .. } => values.iter().any(|v| v.accepts(value)),
-            ArgMatcher::Regex(re) => value.as_str().is_some_and(|s| re.is_match(s)),
-            ArgMatcher::Approx { approx, tolerance } => value
-                .as_f64()
-                .is_some_and(|x| (x - approx).abs() <= *tolerance),
-        }
+        self.alternatives.iter().any(|a| a.accepts(value))
     }
 
     /// The literal values this matcher lists (for checking them against a schema).
     pub fn literals(&self) -> impl Iterator<Item = &Value> {
-        let values: &[AcceptableValue] = match self {
-            ArgMatcher::OneOf { values, .. } => values,
-            _ => &[],
-        };
-        values.iter().filter_map(|v| match v {
-            AcceptableValue::Literal(literal) => Some(literal),
-            AcceptableValue::Object(_) => None,
+        self.alternatives.iter().filter_map(|a| match a {
+            Alternative::Literal(literal) => Some(literal),
+            _ => None,
         })
     }
 }
 
-impl AcceptableValue {
+impl Alternative {
+    fn parse(written: &Value) -> Result<Alternative, MatcherError> {
+        let Value::Object(fields) = written else {
+            return Ok(Alternative::Literal(written.clone()));
+        };
+        if let (Some(pattern), 1) = (fields.get("regex"), fields.len()) {
+            let pattern = pattern.as_str().ok_or(MatcherError::RegexNotString)?;
+            return Regex::new(pattern).map(Alternative::Regex).map_err(|e| {
+                MatcherError::BadRegex {
+                    pattern: pattern.to_string(),
+                    reason: e.to_string(),
+                }
+            });
+        }
+        if let Some(approx) = fields.get("approx") {
+            let tolerance = fields
+                .get("tolerance")
+                .ok_or(MatcherError::MissingTolerance)?;
+            return match (approx.as_f64(), tolerance.as_f64(), fields.len()) {
+                (Some(approx), Some(tolerance), 2) if tolerance >= 0.0 => {
+                    Ok(Alternative::Approx { approx, tolerance })
+                }
+                _ => Err(MatcherError::BadApprox),
+            };
+        }
+        let nested = fields
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), ArgMatcher::parse(v)?)))
+            .collect::<Result<_, MatcherError>>()?;
+        Ok(Alternative::Object(nested))
+    }
+
     fn accepts(&self, value: &Value) -> bool {
         match self {
-            AcceptableValue::Literal(literal) => values_equal(literal, value),
-            AcceptableValue::Object(fields) => value.as_object().is_some_and(|object| {
-                fields.iter().all(|(key, matcher)| match object.get(key) {
-                    Some(v) => matcher.accepts(v),
-                    None => matcher.allows_omission(),
-                })
-            }),
+            Alternative::Literal(literal) => values_equal(literal, value),
+            Alternative::Object(fields) => value
+                .as_object()
+                .is_some_and(|object| arguments_match(fields, object)),
+            Alternative::Regex(re) => value.as_str().is_some_and(|s| re.is_match(s)),
+            Alternative::Approx { approx, tolerance } => value
+                .as_f64()
+                .is_some_and(|x| (x - approx).abs() <= *tolerance),
         }
     }
 }
@@ -128,40 +140,6 @@ pub(crate) fn arguments_match(
             Some(value) => matcher.accepts(value),
             None => matcher.allows_omission(),
         })
-}
-
-fn parse_table(fields: &Map<String, Value>) -> Result<ArgMatcher, MatcherError> {
-    if let Some(pattern) = fields.get("regex").filter(|_| fields.len() == 1) {
-        let pattern = pattern.as_str().ok_or(MatcherError::RegexNotString)?;
-        return Regex::new(pattern)
-            .map(ArgMatcher::Regex)
-            .map_err(|e| MatcherError::BadRegex {
-                pattern: pattern.to_string(),
-                reason: e.to_string(),
-            });
-    }
-    if let Some(approx) = fields.get("approx") {
-        let tolerance = fields
-            .get("tolerance")
-            .ok_or(MatcherError::MissingTolerance)?;
-        return match (approx.as_f64(), tolerance.as_f64(), fields.len()) {
-            (Some(approx), Some(tolerance), 2) if tolerance >= 0.0 => {
-                Ok(ArgMatcher::Approx { approx, tolerance })
-            }
-            _ => Err(MatcherError::BadApprox),
-        };
-    }
-    Ok(ArgMatcher::OneOf {
-        values: vec![AcceptableValue::Object(parse_fields(fields)?)],
-        may_omit: false,
-    })
-}
-
-fn parse_fields(fields: &Map<String, Value>) -> Result<BTreeMap<String, ArgMatcher>, MatcherError> {
-    fields
-        .iter()
-        .map(|(k, v)| Ok((k.clone(), ArgMatcher::parse(v)?)))
-        .collect()
 }
 
 fn values_equal(expected: &Value, actual: &Value) -> bool {
@@ -195,6 +173,8 @@ mod tests {
         assert!(!m.accepts(&json!("Lyon")));
         assert!(m.allows_omission());
         assert!(!matcher(json!(["Paris"])).allows_omission());
+        let must_omit = matcher(json!(""));
+        assert!(must_omit.allows_omission() && !must_omit.accepts(&json!("")));
     }
 
     #[test]
@@ -216,10 +196,23 @@ mod tests {
     }
 
     #[test]
+    fn matchers_may_be_alternatives_inside_a_list() {
+        let m = matcher(json!(["", {"regex": "^inv-[0-9]+$"}, "latest"]));
+        assert!(m.accepts(&json!("inv-42")) && m.accepts(&json!("latest")) && m.allows_omission());
+        assert!(!m.accepts(&json!("INV-42")));
+        let arrays = matcher(json!([["kitchen", "hall"]]));
+        assert!(arrays.accepts(&json!(["kitchen", "hall"])) && !arrays.accepts(&json!("kitchen")));
+    }
+
+    #[test]
     fn malformed_matchers_are_errors_not_panics() {
         assert!(matches!(
             ArgMatcher::parse(&json!({"regex": "("})),
             Err(MatcherError::BadRegex { .. })
+        ));
+        assert!(matches!(
+            ArgMatcher::parse(&json!([{"regex": 5}])),
+            Err(MatcherError::RegexNotString)
         ));
         assert_eq!(
             ArgMatcher::parse(&json!({"approx": 1})).unwrap_err(),

@@ -7,7 +7,7 @@ mod matcher;
 mod task;
 mod tool;
 
-pub use matcher::{AcceptableValue, ArgMatcher, MatcherError};
+pub use matcher::{Alternative, ArgMatcher, MatcherError};
 pub use task::{Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput};
 pub use tool::{
     Behavior, Response, ResponseRule, Tool, ToolAnnotations, Toolset, fill_template,

@@ -140,7 +140,7 @@ pub enum Response {
     },
     /// Structured content only; its JSON is also sent as text.
     Structured(Value),
-    /// An `isError: true` result with an actionable message.
+    /// An `isError: true` result with an actionable message (a template, like `Text`).
     Error(String),
     /// The call's arguments as JSON text.
     Echo,
