@@ -207,6 +207,31 @@ impl<'a> ToolChecker<'a> {
         self.first_seen.insert(name.to_string(), None);
     }
 
+    /// Records a duplicate, or remembers where the name was first defined.
+    fn check_unique(
+        &mut self,
+        name: &str,
+        span: Option<&Range<usize>>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        match self.first_seen.get(name) {
+            Some(first) => {
+                let first = first
+                    .as_ref()
+                    .map(|s| format!(" (first defined on line {})", self.source.line_of(s.start)))
+                    .unwrap_or_default();
+                diagnostics.push(
+                    self.source
+                        .error(span, format!("duplicate tool name {name:?}{first}"))
+                        .help("tool names must be unique within a toolset (MCP clients call tools by name); rename or remove one"),
+                );
+            }
+            None => {
+                self.first_seen.insert(name.to_string(), span.cloned());
+            }
+        }
+    }
+
     /// Turns one written tool into a `Tool`, or records why it cannot be one. `fallback` positions
     /// problems whose own span is unknown (JSON files).
     pub fn tool(
@@ -223,22 +248,7 @@ impl<'a> ToolChecker<'a> {
         let errors_before = diagnostics.iter().filter(|d| d.is_error()).count();
 
         diagnostics.extend(check_tool_name(source, &name, name_span.as_ref()));
-        match self.first_seen.get(&name) {
-            Some(first) => {
-                let first = first
-                    .as_ref()
-                    .map(|s| format!(" (first defined on line {})", source.line_of(s.start)))
-                    .unwrap_or_default();
-                diagnostics.push(
-                    source
-                        .error(name_span.as_ref(), format!("duplicate tool name {name:?}{first}"))
-                        .help("tool names must be unique within a toolset (MCP clients call tools by name); rename or remove one"),
-                );
-            }
-            None => {
-                self.first_seen.insert(name.clone(), name_span.clone());
-            }
-        }
+        self.check_unique(&name, name_span.as_ref(), diagnostics);
         if spec
             .description
             .as_ref()
@@ -256,22 +266,24 @@ impl<'a> ToolChecker<'a> {
                 Located::new(serde_json::json!({"type": "object", "additionalProperties": false}))
             }
         };
-        if let Err(e) = compile_object_schema(&input_schema) {
-            diagnostics.push(
-                source
-                    .error(at(&input_schema.span).as_ref(), format!("tool {name:?}: inputSchema: {e}"))
-                    .help("fix the schema; it must compile as JSON Schema (2020-12 unless \"$schema\" says otherwise)"),
-            );
-        }
-        let output_validator = spec.output_schema.as_ref().map(|schema| {
-            compile_object_schema(schema).map_err(|e| {
-                diagnostics.push(
-                    source
-                        .error(at(&schema.span).as_ref(), format!("tool {name:?}: outputSchema: {e}"))
-                        .help("fix the schema; it must compile as JSON Schema (2020-12 unless \"$schema\" says otherwise)"),
-                )
-            })
-        });
+        let schema_at = |schema: &Located<Value>,
+                         which: &str,
+                         diagnostics: &mut Vec<Diagnostic>| {
+            compile_object_schema(schema)
+                .map_err(|e| {
+                    diagnostics.push(
+                        source
+                            .error(at(&schema.span).as_ref(), format!("tool {name:?}: {which}: {e}"))
+                            .help("fix the schema; it must compile as JSON Schema (2020-12 unless \"$schema\" says otherwise)"),
+                    )
+                })
+                .ok()
+        };
+        schema_at(&input_schema, "inputSchema", diagnostics);
+        let output_validator = spec
+            .output_schema
+            .as_ref()
+            .and_then(|schema| schema_at(schema, "outputSchema", diagnostics));
 
         let properties: Vec<String> = input_schema
             .get("properties")
@@ -287,7 +299,7 @@ impl<'a> ToolChecker<'a> {
                     tool: &name,
                     properties: &properties,
                     input_schema: &input_schema,
-                    output: output_validator.as_ref().and_then(|r| r.as_ref().ok()),
+                    output: output_validator.as_ref(),
                     fallback: at(&written.span),
                 };
                 checks.behavior(&written.value, diagnostics)

@@ -125,6 +125,9 @@ struct Loader {
     workspace: Workspace,
     /// Reports for paths that could not even be listed.
     unreadable: Vec<FileReport>,
+    /// Files in the order their reports are shown (files loaded on the way are appended).
+    order: Vec<PathBuf>,
+    reports: HashMap<PathBuf, FileReport>,
 }
 
 enum Parsed {
@@ -189,34 +192,27 @@ impl Loader {
             .collect();
 
         // Toolsets first: variants and suites refer to them.
-        let mut reports: HashMap<PathBuf, FileReport> = HashMap::new();
-        let mut order = Vec::new();
         let mut variants = Vec::new();
         let mut suites = Vec::new();
         let mut task_files = Vec::new();
         for (source, parsed) in parsed {
-            order.push(source.path.clone());
+            self.order.push(source.path.clone());
             match parsed {
-                Parsed::Toolset(loaded) => self.add_toolset(&source, loaded, &mut reports),
+                Parsed::Toolset(loaded) => self.add_toolset(&source, loaded),
                 Parsed::Variant(file) => variants.push((source, file)),
                 Parsed::Suite(file) => suites.push((source, file)),
                 Parsed::TaskRecords => task_files.push(source),
-                Parsed::Unknown(d) => {
-                    reports.insert(
-                        source.path.clone(),
-                        FileReport {
-                            path: source.path.clone(),
-                            kind: FileKind::Unknown,
-                            summary: "not loaded".into(),
-                            diagnostics: vec![d],
-                        },
-                    );
-                }
+                Parsed::Unknown(d) => self.record(FileReport {
+                    path: source.path.clone(),
+                    kind: FileKind::Unknown,
+                    summary: "not loaded".into(),
+                    diagnostics: vec![d],
+                }),
             }
         }
         for (source, file) in variants {
-            let report = self.add_variant(&source, file, &mut order, &mut reports);
-            reports.insert(source.path.clone(), report);
+            let report = self.add_variant(&source, file);
+            self.record(report);
         }
         let mut referenced = BTreeSet::new();
         for (source, file) in suites {
@@ -227,8 +223,8 @@ impl Loader {
             {
                 referenced.insert(normalize(&tasks_file_path(&source.path, tasks_file)));
             }
-            let report = self.add_suite(&source, file, &mut order, &mut reports);
-            reports.insert(source.path.clone(), report);
+            let report = self.add_suite(&source, file);
+            self.record(report);
         }
         for source in task_files {
             let report = task_file_report(
@@ -236,11 +232,11 @@ impl Loader {
                 referenced.contains(&source.path),
                 &self.workspace.suites,
             );
-            reports.insert(source.path.clone(), report);
+            self.record(report);
         }
         let mut files = pending_reports;
-        for path in order {
-            if let Some(report) = reports.remove(&path) {
+        for path in std::mem::take(&mut self.order) {
+            if let Some(report) = self.reports.remove(&path) {
                 files.push(report);
             }
         }
@@ -248,12 +244,11 @@ impl Loader {
         self.workspace
     }
 
-    fn add_toolset(
-        &mut self,
-        source: &SourceText,
-        loaded: Loaded<Toolset>,
-        reports: &mut HashMap<PathBuf, FileReport>,
-    ) {
+    fn record(&mut self, report: FileReport) {
+        self.reports.insert(report.path.clone(), report);
+    }
+
+    fn add_toolset(&mut self, source: &SourceText, loaded: Loaded<Toolset>) {
         let mut diagnostics = loaded.diagnostics;
         let summary = match loaded.value {
             Some(toolset) => {
@@ -269,25 +264,16 @@ impl Loader {
             }
             None => "toolset not loaded".into(),
         };
-        reports.insert(
-            source.path.clone(),
-            FileReport {
-                path: source.path.clone(),
-                kind: FileKind::Toolset,
-                summary,
-                diagnostics,
-            },
-        );
+        self.record(FileReport {
+            path: source.path.clone(),
+            kind: FileKind::Toolset,
+            summary,
+            diagnostics,
+        });
     }
 
     /// Finds a toolset by name among those loaded, else on disk near `near` (loading it on the way).
-    fn resolve_toolset(
-        &mut self,
-        reference: &str,
-        near: &Path,
-        order: &mut Vec<PathBuf>,
-        reports: &mut HashMap<PathBuf, FileReport>,
-    ) -> Result<usize, String> {
+    fn resolve_toolset(&mut self, reference: &str, near: &Path) -> Result<usize, String> {
         let is_path =
             reference.contains('/') || reference.ends_with(".toml") || reference.ends_with(".json");
         if !is_path
@@ -341,7 +327,7 @@ impl Loader {
         {
             return Ok(i);
         }
-        if reports.contains_key(&path) {
+        if self.reports.contains_key(&path) {
             return Err(format!("{} did not load; see its errors", path.display()));
         }
         let source = SourceText::read(&path).map_err(|d| d.message)?;
@@ -350,8 +336,8 @@ impl Loader {
         } else {
             load_toml_toolset(&source)
         };
-        order.push(path.clone());
-        self.add_toolset(&source, loaded, reports);
+        self.order.push(path.clone());
+        self.add_toolset(&source, loaded);
         self.workspace
             .toolsets
             .iter()
@@ -363,8 +349,6 @@ impl Loader {
         &mut self,
         source: &SourceText,
         file: Result<VariantFile, Diagnostic>,
-        order: &mut Vec<PathBuf>,
-        reports: &mut HashMap<PathBuf, FileReport>,
     ) -> FileReport {
         let report = |summary: String, diagnostics| FileReport {
             path: source.path.clone(),
@@ -376,7 +360,7 @@ impl Loader {
             Ok(file) => file,
             Err(d) => return report("variant not loaded".into(), vec![d]),
         };
-        let base = match self.resolve_toolset(&file.base, &source.path, order, reports) {
+        let base = match self.resolve_toolset(&file.base, &source.path) {
             Ok(i) => i,
             Err(why) => {
                 let d = source
@@ -432,8 +416,6 @@ impl Loader {
         &mut self,
         source: &SourceText,
         file: Result<SuiteFile, Diagnostic>,
-        order: &mut Vec<PathBuf>,
-        reports: &mut HashMap<PathBuf, FileReport>,
     ) -> FileReport {
         let report = |summary: String, diagnostics| FileReport {
             path: source.path.clone(),
@@ -445,7 +427,7 @@ impl Loader {
             Ok(file) => file,
             Err(d) => return report("suite not loaded".into(), vec![d]),
         };
-        let toolset = match self.resolve_toolset(&file.toolset, &source.path, order, reports) {
+        let toolset = match self.resolve_toolset(&file.toolset, &source.path) {
             Ok(i) => i,
             Err(why) => {
                 let d = source
