@@ -515,13 +515,11 @@ impl BehaviorChecks<'_> {
                 "remove `echo` or the other keys",
             );
         }
-        if let Some(message) = parts.error {
-            if message.trim().is_empty() {
-                return fail(
-                    "`error` is empty".into(),
-                    "write an actionable message: what was wrong and how to fix the call",
-                );
-            }
+        if parts.error.is_some_and(|message| message.trim().is_empty()) {
+            return fail(
+                "`error` is empty".into(),
+                "write an actionable message: what was wrong and how to fix the call",
+            );
         }
         for template in [parts.error, parts.text].into_iter().flatten() {
             for placeholder in template_placeholders(template) {
