@@ -515,7 +515,11 @@ impl BehaviorChecks<'_> {
                 "remove `echo` or the other keys",
             );
         }
-        if parts.error.is_some_and(|message| message.trim().is_empty()) {
+        if parts
+            .error
+            .as_ref()
+            .is_some_and(|message| message.trim().is_empty())
+        {
             return fail(
                 "`error` is empty".into(),
                 "write an actionable message: what was wrong and how to fix the call",
