@@ -41,6 +41,8 @@ pub enum Command {
         #[arg(long, value_enum)]
         fail_on: Option<LintSeverity>,
     },
+    /// Serve a toolset over MCP (stdio by default, or Streamable HTTP), reloading it when its file changes.
+    Serve(ServeOptions),
     /// Show the toolsets, variants and suites found.
     List {
         /// Directories to look in [default: toolsets/ and tasks/].
@@ -52,4 +54,25 @@ pub enum Command {
 pub enum OutputFormat {
     Text,
     Json,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeOptions {
+    /// Toolset file, or the name of a toolset in toolsets/.
+    pub toolset: String,
+    /// Serve the toolset as overlaid by this variant (a file, or a variant name in toolsets/variants/).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Speak newline-delimited JSON-RPC on stdin/stdout (the default).
+    #[arg(long, conflicts_with = "http")]
+    pub stdio: bool,
+    /// Serve Streamable HTTP at http://ADDR/mcp; port 0 picks a free port (the URL is printed on stderr).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8808")]
+    pub http: Option<std::net::SocketAddr>,
+    /// List tools in pages of N with opaque cursors (default: all in one page, as most clients expect).
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<usize>,
+    /// Also serve the tools the official MCP conformance suite calls by name.
+    #[arg(long)]
+    pub conformance_fixtures: bool,
 }

@@ -19,6 +19,7 @@ pub mod cli;
 pub mod commands;
 pub mod lint;
 pub mod load;
+pub mod mcp;
 pub mod model;
 pub mod registry;
 pub mod spec;

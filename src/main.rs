@@ -18,7 +18,8 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
 
-    let mut stdout = std::io::stdout().lock();
+    // Not locked for the whole run: `serve` writes protocol messages to stdout from another thread.
+    let mut stdout = std::io::stdout();
     match mcpick::commands::run(cli.command, &mut stdout) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         // A closed pipe (`mcpick validate | head`) is not a failure worth a message.

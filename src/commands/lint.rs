@@ -1,12 +1,10 @@
 //! `mcpick lint`: resolve the toolset (and variant), lint it, print findings grouped by tool.
 
 use super::Outcome;
+use super::target::ToolsetTarget;
 use crate::cli::OutputFormat;
 use crate::lint::{LintSeverity, lint};
-use crate::load::Workspace;
-use crate::model::Toolset;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 pub fn run_lint(
     toolset: &str,
@@ -15,32 +13,20 @@ pub fn run_lint(
     fail_on: Option<LintSeverity>,
     out: &mut dyn Write,
 ) -> std::io::Result<Outcome> {
-    let mut paths = vec![toolset_path(toolset)];
-    match variant {
-        Some(v) if looks_like_path(v) => paths.push(PathBuf::from(v)),
-        Some(_) => paths.push(PathBuf::from("toolsets/variants")),
-        None => {}
-    }
-    let workspace = Workspace::load(&paths);
-    let Some(target) = pick(&workspace, toolset, variant) else {
-        for d in workspace
-            .files
-            .iter()
-            .flat_map(|f| &f.diagnostics)
-            .filter(|d| d.is_error())
-        {
-            writeln!(out, "{d}")?;
-        }
-        let wanted = variant.map_or_else(
-            || format!("toolset {toolset:?}"),
-            |v| format!("variant {v:?} of {toolset:?}"),
-        );
-        writeln!(
-            out,
-            "cannot lint {wanted}: it did not load (see above), or no such file/name"
-        )?;
-        return Ok(Outcome::InvalidInput);
+    let wanted = ToolsetTarget {
+        toolset: toolset.to_string(),
+        variant: variant.map(str::to_string),
     };
+    let loaded = match wanted.load() {
+        Ok(loaded) => loaded,
+        Err(errors) => {
+            for d in errors {
+                writeln!(out, "{d}")?;
+            }
+            return Ok(Outcome::InvalidInput);
+        }
+    };
+    let target = &loaded;
     let findings = lint(target);
     let label = match &target.variant {
         Some(v) => format!("{} (variant {v})", target.name),
@@ -89,54 +75,4 @@ pub fn run_lint(
     } else {
         Outcome::Success
     })
-}
-
-fn pick<'a>(workspace: &'a Workspace, toolset: &str, variant: Option<&str>) -> Option<&'a Toolset> {
-    let base = if looks_like_path(toolset) {
-        let path = normal(Path::new(toolset));
-        workspace
-            .toolsets
-            .iter()
-            .find(|t| normal(&t.source) == path)?
-    } else {
-        workspace.toolset(toolset)?
-    };
-    match variant {
-        None => Some(base),
-        Some(v) if looks_like_path(v) => {
-            let path = normal(Path::new(v));
-            workspace
-                .variants
-                .iter()
-                .find(|x| normal(&x.source) == path && x.base == base.name)
-                .map(|x| &x.toolset)
-        }
-        Some(v) => workspace
-            .variants
-            .iter()
-            .find(|x| x.name == v && x.base == base.name)
-            .map(|x| &x.toolset),
-    }
-}
-
-fn toolset_path(toolset: &str) -> PathBuf {
-    if looks_like_path(toolset) {
-        return PathBuf::from(toolset);
-    }
-    let json = PathBuf::from(format!("toolsets/{toolset}.json"));
-    if json.is_file() {
-        json
-    } else {
-        PathBuf::from(format!("toolsets/{toolset}.toml"))
-    }
-}
-
-fn looks_like_path(s: &str) -> bool {
-    s.contains('/') || s.ends_with(".toml") || s.ends_with(".json")
-}
-
-fn normal(path: &Path) -> PathBuf {
-    path.components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect()
 }

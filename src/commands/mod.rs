@@ -3,6 +3,8 @@
 
 mod lint;
 mod list;
+mod serve;
+mod target;
 mod validate;
 
 use crate::cli::Command;
@@ -11,6 +13,8 @@ use std::path::PathBuf;
 
 pub use lint::run_lint;
 pub use list::run_list;
+pub use serve::run_serve;
+pub use target::ToolsetTarget;
 pub use validate::run_validate;
 
 /// How a command ended, mapped to the process exit code by `main`.
@@ -45,6 +49,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
             fail_on,
         } => run_lint(&toolset, variant.as_deref(), format, fail_on, out),
         Command::List { paths } => run_list(&default_paths(paths), out),
+        Command::Serve(options) => run_serve(options, out),
     }
 }
 

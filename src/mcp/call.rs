@@ -1,0 +1,168 @@
+//! `tools/call`: find the tool, validate the arguments with its compiled validator, run its simulated
+//! behaviour (or a conformance fixture), and build the `CallToolResult`. Validation failures and tool
+//! failures are `isError: true` results the model can learn from (SEP-1303); only a missing or unknown
+//! tool is a JSON-RPC error (`-32602`), as the specification lists it among protocol errors.
+
+use super::fixtures;
+use super::jsonrpc::{
+    ErrorObject, INVALID_PARAMS, RequestId, encode_error, encode_notification, encode_result,
+};
+use super::server::{Outbox, Session};
+use crate::model::{Response, fill_template};
+use crate::registry::RegisteredTool;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The request being answered and where its notifications go.
+pub struct ToolCall<'a> {
+    pub session: &'a Arc<Session>,
+    pub id: &'a RequestId,
+    pub outbox: &'a Outbox,
+}
+
+impl ToolCall<'_> {
+    /// Sends `notifications/progress` for this request.
+    pub fn progress(
+        &self,
+        token: &Value,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) {
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(total) = total {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        let _ = self
+            .outbox
+            .send(encode_notification("notifications/progress", Some(&params)));
+    }
+}
+
+/// Runs one tools/call and returns the encoded response.
+pub async fn run_call(call: ToolCall<'_>, params: Map<String, Value>) -> String {
+    let invalid =
+        |message: String| encode_error(Some(call.id), &ErrorObject::new(INVALID_PARAMS, message));
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return invalid("Invalid params: tools/call needs a string \"name\"".into());
+    };
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(arguments)) => arguments.clone(),
+        Some(_) => return invalid("Invalid params: \"arguments\" must be an object".into()),
+    };
+    let progress_token = params
+        .get("_meta")
+        .and_then(|m| m.get("progressToken"))
+        .cloned();
+    let tools = call.session.server.tools();
+    let Some(tool) = tools.registry.get(name) else {
+        return invalid(format!("Unknown tool: {name}"));
+    };
+    if let Some(message) = validation_message(tool, &arguments) {
+        return encode_result(call.id, &error_result(&message));
+    }
+    if tools.fixtures {
+        if let Some(result) = fixtures::run(name, &call, &arguments, progress_token.as_ref()).await
+        {
+            return encode_result(call.id, &result);
+        }
+    }
+    let (response, latency_ms) = tool.tool.behavior.respond(&arguments);
+    if latency_ms > 0 {
+        let half = Duration::from_millis(latency_ms / 2);
+        tokio::time::sleep(half).await;
+        if let Some(token) = &progress_token {
+            call.progress(token, 1.0, Some(2.0), None);
+        }
+        tokio::time::sleep(Duration::from_millis(latency_ms) - half).await;
+    }
+    encode_result(call.id, &behavior_result(tool, response, &arguments))
+}
+
+/// An actionable message listing what is wrong with the arguments, or `None` if they are valid.
+fn validation_message(tool: &RegisteredTool, arguments: &Map<String, Value>) -> Option<String> {
+    let instance = Value::Object(arguments.clone());
+    if tool.input.is_valid(&instance) {
+        return None;
+    }
+    let problems: Vec<String> = tool
+        .input
+        .iter_errors(&instance)
+        .take(5)
+        .map(|error| {
+            let path = error.instance_path().to_string();
+            let parameter = path.trim_start_matches('/').split('/').next().unwrap_or("");
+            let hint = tool
+                .tool
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.get(parameter))
+                .and_then(|p| p.get("description"))
+                .and_then(Value::as_str)
+                .map(|d| format!(" ({parameter}: {d})"))
+                .unwrap_or_default();
+            let at = if path.is_empty() {
+                String::new()
+            } else {
+                format!("{path}: ")
+            };
+            format!("{at}{error}{hint}")
+        })
+        .collect();
+    Some(format!(
+        "Invalid arguments for tool {}: {}. Fix the arguments to match the tool's inputSchema and call it again.",
+        tool.tool.name,
+        problems.join("; ")
+    ))
+}
+
+fn error_result(message: &str) -> Value {
+    json!({ "content": [{ "type": "text", "text": message }], "isError": true })
+}
+
+/// The result of a file-defined behaviour.
+fn behavior_result(
+    tool: &RegisteredTool,
+    response: &Response,
+    arguments: &Map<String, Value>,
+) -> Value {
+    let defaults = parameter_defaults(&tool.tool.input_schema);
+    match response {
+        Response::Text {
+            template,
+            structured,
+        } => {
+            let mut content = vec![
+                json!({ "type": "text", "text": fill_template(template, arguments, &defaults) }),
+            ];
+            if let Some(structured) = structured {
+                // Clients that ignore structuredContent still see the same data (MCP asks for this).
+                content.push(json!({ "type": "text", "text": structured.to_string() }));
+                return json!({ "content": content, "structuredContent": structured });
+            }
+            json!({ "content": content })
+        }
+        Response::Structured(structured) => json!({
+            "content": [{ "type": "text", "text": structured.to_string() }],
+            "structuredContent": structured,
+        }),
+        Response::Error(template) => error_result(&fill_template(template, arguments, &defaults)),
+        Response::Echo => {
+            json!({ "content": [{ "type": "text", "text": Value::Object(arguments.clone()).to_string() }] })
+        }
+    }
+}
+
+fn parameter_defaults(schema: &Value) -> Map<String, Value> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    properties
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, property)| property.get("default").map(|d| (name.clone(), d.clone())))
+        .collect()
+}

@@ -1,0 +1,24 @@
+//! The in-memory transport for in-process runs: a `tokio::io::duplex` pipe with the stdio transport's
+//! newline-delimited JSON on both ends, so the runner's calls take the same path as an outside client's.
+
+use super::client::{ClientError, McpClient};
+use super::server::McpServer;
+use super::stdio::serve_stream;
+use std::sync::Arc;
+
+/// Bytes buffered in each direction of the pipe.
+const PIPE_BYTES: usize = 256 * 1024;
+
+/// Starts a session of `server` on an in-memory pipe and returns a client connected to it (already
+/// initialized). The session ends when the client is dropped.
+pub async fn connect_in_memory(server: Arc<McpServer>) -> Result<McpClient, ClientError> {
+    let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        if let Err(e) = serve_stream(server, server_read, server_write).await {
+            tracing::debug!("in-memory session ended: {e}");
+        }
+    });
+    let (client_read, client_write) = tokio::io::split(client_end);
+    McpClient::connect_lines(client_read, client_write).await
+}

@@ -1,0 +1,26 @@
+//! The MCP protocol, written here rather than taken from an SDK: the frame layer (`jsonrpc`), the
+//! command layer (`server`: what each method does, per `Session`; `call`: tools/call; `served`: the tool
+//! snapshot and its listing), the conformance fixtures, the transports (`stdio`, `http`, `duplex`),
+//! and the client the runner and `import` use. Transports know nothing of methods; methods know
+//! nothing of transports.
+
+mod call;
+pub mod client;
+pub mod duplex;
+pub mod fixtures;
+pub mod http;
+pub mod jsonrpc;
+mod served;
+pub mod server;
+pub mod stdio;
+
+pub use served::ServedTools;
+pub use server::{LATEST_VERSION, McpServer, SUPPORTED_VERSIONS, ServerConfig, Session};
+
+use jsonrpc::RequestId;
+
+/// A success response whose `result` is already JSON text (tools/list is pre-serialised).
+fn jsonrpc_raw_result(id: &RequestId, raw_result: &str) -> String {
+    let id = serde_json::to_string(id).unwrap_or_default();
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{raw_result}}}")
+}
