@@ -12,13 +12,18 @@ use super::jsonrpc::{
 use super::served::ServedTools;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use tokio::sync::{broadcast, mpsc};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 /// Protocol versions this server speaks, newest first.
 pub const SUPPORTED_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 pub const LATEST_VERSION: &str = SUPPORTED_VERSIONS[0];
+
+/// How long a server-to-client request (sampling, elicitation) waits for the client's answer.
+const CLIENT_REPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where a session's outgoing messages go, already encoded as JSON text.
 pub type Outbox = mpsc::UnboundedSender<String>;
@@ -137,11 +142,16 @@ struct SessionState {
     log_level: Option<LogLevel>,
 }
 
+type ClientReply = Result<Value, ErrorObject>;
+
 /// One client's connection.
 pub struct Session {
     pub server: Arc<McpServer>,
     state: Mutex<SessionState>,
     in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+    /// Requests this server sent the client (sampling, elicitation), waiting for its response.
+    awaiting_client: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
+    next_request: AtomicU64,
 }
 
 impl Session {
@@ -150,6 +160,8 @@ impl Session {
             server,
             state: Mutex::default(),
             in_flight: Mutex::default(),
+            awaiting_client: Mutex::default(),
+            next_request: AtomicU64::new(1),
         })
     }
 
@@ -172,8 +184,17 @@ impl Session {
                 }
             }
             Message::Notification { method, params } => self.handle_notification(&method, params),
-            // This server sends no requests, so a response answers nothing; it is dropped.
-            Message::Response { .. } => {}
+            Message::Response { id, outcome } => {
+                // A response to nothing this server asked is dropped.
+                let waiter = self
+                    .awaiting_client
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id);
+                if let Some(waiter) = waiter {
+                    let _ = waiter.send(outcome);
+                }
+            }
         }
     }
 
@@ -273,6 +294,39 @@ impl Session {
             let _ = outbox.send(reply);
         });
         in_flight.insert(id, task.abort_handle());
+    }
+
+    /// Sends a request to the client on `outbox` (the stream of the call that needs it) and waits for
+    /// the client's response, which arrives through `dispatch`.
+    pub async fn request_client(
+        &self,
+        outbox: &Outbox,
+        method: &str,
+        params: Value,
+    ) -> ClientReply {
+        // String ids in their own namespace, so they can never collide with the client's.
+        let id = RequestId::String(format!(
+            "mcpick-{}",
+            self.next_request.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (reply_tx, reply_rx) = oneshot::channel();
+        self.awaiting_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), reply_tx);
+        let _ = outbox.send(super::jsonrpc::encode_request(&id, method, Some(&params)));
+        let reply = tokio::time::timeout(CLIENT_REPLY_TIMEOUT, reply_rx).await;
+        self.awaiting_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        match reply {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(_)) | Err(_) => Err(ErrorObject::new(
+                super::jsonrpc::INTERNAL_ERROR,
+                format!("the client did not answer {method} within {CLIENT_REPLY_TIMEOUT:?}"),
+            )),
+        }
     }
 
     /// Sends `notifications/message` if the level passes the session's filter.
