@@ -174,7 +174,7 @@ async fn watch_and_reload(server: Arc<McpServer>, target: ToolsetTarget, fixture
 }
 
 fn modification_times(paths: &[PathBuf]) -> Vec<Option<SystemTime>> {
-    paths.iter().map(|p| latest_modification(p)).collect()
+    paths.iter().map(latest_modification).collect()
 }
 
 /// A file's modification time, or for a directory the newest among its files.

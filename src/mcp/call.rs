@@ -66,11 +66,10 @@ pub async fn run_call(call: ToolCall<'_>, params: Map<String, Value>) -> String 
     if let Some(message) = validation_message(tool, &arguments) {
         return encode_result(call.id, &error_result(&message));
     }
-    if tools.fixtures {
-        if let Some(result) = fixtures::run(name, &call, &arguments, progress_token.as_ref()).await
-        {
-            return encode_result(call.id, &result);
-        }
+    if tools.fixtures
+        && let Some(result) = fixtures::run(name, &call, &arguments, progress_token.as_ref()).await
+    {
+        return encode_result(call.id, &result);
     }
     let (response, latency_ms) = tool.tool.behavior.respond(&arguments);
     if latency_ms > 0 {

@@ -272,14 +272,13 @@ impl McpClient {
         }
         let response = request.send().await.map_err(http_error)?;
         let status = response.status();
-        if initializing {
-            if let Some(session) = response
+        if initializing
+            && let Some(session) = response
                 .headers()
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
-            {
-                *lock(&link.session_id) = Some(session.to_string());
-            }
+        {
+            *lock(&link.session_id) = Some(session.to_string());
         }
         if status.as_u16() == 202 {
             return Ok(());
@@ -323,10 +322,10 @@ impl McpClient {
         let notify = self.notify_tx.clone();
         tokio::spawn(async move {
             // A server without a GET stream answers 405: it simply sends no unsolicited notifications.
-            if let Ok(response) = request.send().await {
-                if response.status().is_success() {
-                    read_sse(response, pending, notify).await;
-                }
+            if let Ok(response) = request.send().await
+                && response.status().is_success()
+            {
+                read_sse(response, pending, notify).await;
             }
         });
     }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the MCP clients nobody here wrote, pinned, that mcpick's interoperability tests drive:
+# Node 22 and the official conformance suite, TypeScript SDK and Inspector (npm), and the official
+# Python SDK (PyPI) in a virtual environment. Only package registries are contacted. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.installed ]; then
+  # `npm ci` rejects this lock over an optional Windows-only dependency; install honours the lock anyway.
+  npm install --no-audit --no-fund --loglevel=error
+  touch node_modules/.installed
+fi
+if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+  touch .venv/.installed
+fi
