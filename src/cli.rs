@@ -43,6 +43,8 @@ pub enum Command {
     },
     /// Serve a toolset over MCP (stdio by default, or Streamable HTTP), reloading it when its file changes.
     Serve(ServeOptions),
+    /// Snapshot a live MCP server's tools into a toolset file (JSON) that `validate` accepts.
+    Import(ImportOptions),
     /// Show the toolsets, variants and suites found.
     List {
         /// Directories to look in [default: toolsets/ and tasks/].
@@ -75,4 +77,25 @@ pub struct ServeOptions {
     /// Also serve the tools the official MCP conformance suite calls by name.
     #[arg(long)]
     pub conformance_fixtures: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ImportOptions {
+    /// Start this command and speak MCP over its stdin/stdout, e.g. "node server.js --stdio".
+    #[arg(
+        long,
+        value_name = "\"CMD ARGS\"",
+        conflicts_with = "url",
+        required_unless_present = "url"
+    )]
+    pub stdio: Option<String>,
+    /// Connect to this Streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Where to write the toolset, e.g. toolsets/github.json.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: std::path::PathBuf,
+    /// The toolset's name [default: the output file's name].
+    #[arg(long)]
+    pub name: Option<String>,
 }

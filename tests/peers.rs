@@ -364,3 +364,76 @@ fn the_inspector_cli_lists_and_calls() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+fn import(args: &[&str]) -> (i32, String) {
+    let output = Command::new(mcpick())
+        .arg("import")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn import_snapshots_a_typescript_sdk_server_into_a_valid_toolset() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("tiny.json");
+    let command = format!(
+        "{} {} --stdio",
+        node().display(),
+        peers().join("ts_server.mjs").display()
+    );
+    let (code, stdout) = import(&["--stdio", &command, "-o", output.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    let names: Vec<&str> = written["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["echo", "add", "fail"]);
+    // `add` declares an outputSchema: it gets simulated structured output matching it.
+    assert!(
+        written["tools"][1]["behavior"]["structured"]["sum"].is_number(),
+        "{written:#}"
+    );
+    let validated = Command::new(mcpick())
+        .args(["validate", output.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        validated.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&validated.stdout)
+    );
+}
+
+#[test]
+fn import_over_http_reproduces_the_served_tools() {
+    let toolset = Path::new(env!("CARGO_MANIFEST_DIR")).join("toolsets/finance.toml");
+    let server = HttpServer::start(&toolset, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("finance.json");
+    let (code, stdout) = import(&["--url", &server.url, "-o", output.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}");
+    let imported: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    let original = mcpick::load::Workspace::load(&[toolset]);
+    let served: Vec<Value> = original.toolsets[0]
+        .tools
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    let mut copied = imported["tools"].as_array().unwrap().clone();
+    for tool in &mut copied {
+        tool.as_object_mut().unwrap().remove("behavior");
+    }
+    assert_eq!(
+        copied, served,
+        "every tool definition survives serve → import unchanged"
+    );
+}

@@ -1,6 +1,7 @@
 //! The subcommands: each resolves its arguments, calls the library, and writes what the user sees to
 //! the writer it is given (stdout in the binary, a buffer in tests). Exit codes are decided here.
 
+mod import;
 mod lint;
 mod list;
 mod serve;
@@ -11,6 +12,7 @@ use crate::cli::Command;
 use std::io::Write;
 use std::path::PathBuf;
 
+pub use import::run_import;
 pub use lint::run_lint;
 pub use list::run_list;
 pub use serve::run_serve;
@@ -50,6 +52,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         } => run_lint(&toolset, variant.as_deref(), format, fail_on, out),
         Command::List { paths } => run_list(&default_paths(paths), out),
         Command::Serve(options) => run_serve(options, out),
+        Command::Import(options) => run_import(options, out),
     }
 }
 
