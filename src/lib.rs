@@ -1,7 +1,7 @@
 //! mcpick measures which MCP tools language models pick. It loads **toolsets** (MCP tool definitions
 //! plus simulated behaviour) and **task suites** (prompts with the expected tool calls), checks them,
-//! and — as later stages land — serves the tools over its own MCP server, lets model backends pick and
-//! call them, and reports selection accuracy with honest statistics.
+//! serves the tools over its own MCP server (stdio and Streamable HTTP), and — as later stages land —
+//! lets model backends pick and call them, and reports selection accuracy with honest statistics.
 //!
 //! # Layout
 //!
@@ -14,6 +14,7 @@
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
+//! | [`mcp`] | the MCP protocol: JSON-RPC frames, the server's methods, stdio / HTTP / in-memory transports, the client |
 
 pub mod cli;
 pub mod commands;
