@@ -3,6 +3,7 @@
 //! failures are `isError: true` results the model can learn from (SEP-1303); only a missing or unknown
 //! tool is a JSON-RPC error (`-32602`), as the specification lists it among protocol errors.
 
+use super::ServedTools;
 use super::fixtures;
 use super::jsonrpc::{
     ErrorObject, INVALID_PARAMS, RequestId, encode_error, encode_notification, encode_result,
@@ -43,55 +44,106 @@ impl ToolCall<'_> {
     }
 }
 
-/// Runs one tools/call and returns the encoded response.
-pub async fn run_call(call: ToolCall<'_>, params: Map<String, Value>) -> String {
-    let invalid =
-        |message: String| encode_error(Some(call.id), &ErrorObject::new(INVALID_PARAMS, message));
-    let Some(name) = params.get("name").and_then(Value::as_str) else {
-        return invalid("Invalid params: tools/call needs a string \"name\"".into());
+/// A tools/call once its request is understood.
+pub enum CallPlan {
+    /// The answer is known at once: an error, a validation failure, or a behaviour that needs no
+    /// waiting. Answering inline spares a task spawn and a wake-up per call.
+    Ready(String),
+    /// The call waits (simulated latency) or is a conformance fixture: it runs on a task of its own,
+    /// where it can also be cancelled.
+    Later(PendingCall),
+}
+
+/// A call that passed every check and still has to run.
+pub struct PendingCall {
+    tools: Arc<ServedTools>,
+    name: String,
+    arguments: Value,
+    progress_token: Option<Value>,
+}
+
+/// Checks a tools/call request and answers it if no waiting is needed.
+pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Value>) -> CallPlan {
+    let invalid = |message: String| {
+        CallPlan::Ready(encode_error(
+            Some(id),
+            &ErrorObject::new(INVALID_PARAMS, message),
+        ))
     };
-    let arguments = match params.get("arguments") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(arguments)) => arguments.clone(),
+    let name = match params.remove("name") {
+        Some(Value::String(name)) => name,
+        _ => return invalid("Invalid params: tools/call needs a string \"name\"".into()),
+    };
+    let arguments = match params.remove("arguments") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(arguments @ Value::Object(_)) => arguments,
         Some(_) => return invalid("Invalid params: \"arguments\" must be an object".into()),
     };
     let progress_token = params
         .get("_meta")
         .and_then(|m| m.get("progressToken"))
         .cloned();
-    let tools = call.session.server.tools();
-    let Some(tool) = tools.registry.get(name) else {
+    let tools = session.server.tools();
+    let Some(tool) = tools.registry.get(&name) else {
         return invalid(format!("Unknown tool: {name}"));
     };
     if let Some(message) = validation_message(tool, &arguments) {
-        return encode_result(call.id, &error_result(&message));
+        return CallPlan::Ready(encode_result(id, &error_result(&message)));
     }
+    let Value::Object(object) = &arguments else {
+        return invalid("Invalid params: \"arguments\" must be an object".into());
+    };
+    let fixture = tools.fixtures && fixtures::is_fixture(&name);
+    let (response, latency_ms) = tool.tool.behavior.respond(object);
+    if !fixture && latency_ms == 0 {
+        return CallPlan::Ready(encode_result(id, &behavior_result(tool, response, object)));
+    }
+    CallPlan::Later(PendingCall {
+        tools,
+        name,
+        arguments,
+        progress_token,
+    })
+}
+
+/// Runs a call that has to wait, and returns the encoded response.
+pub async fn finish_call(call: ToolCall<'_>, pending: PendingCall) -> String {
+    let PendingCall {
+        tools,
+        name,
+        arguments,
+        progress_token,
+    } = pending;
+    let arguments = arguments.as_object().map_or_else(Map::new, Clone::clone);
     if tools.fixtures
-        && let Some(result) = fixtures::run(name, &call, &arguments, progress_token.as_ref()).await
+        && let Some(result) = fixtures::run(&name, &call, &arguments, progress_token.as_ref()).await
     {
         return encode_result(call.id, &result);
     }
+    let Some(tool) = tools.registry.get(&name) else {
+        return encode_error(
+            Some(call.id),
+            &ErrorObject::new(INVALID_PARAMS, format!("Unknown tool: {name}")),
+        );
+    };
     let (response, latency_ms) = tool.tool.behavior.respond(&arguments);
-    if latency_ms > 0 {
-        let half = Duration::from_millis(latency_ms / 2);
-        tokio::time::sleep(half).await;
-        if let Some(token) = &progress_token {
-            call.progress(token, 1.0, Some(2.0), None);
-        }
-        tokio::time::sleep(Duration::from_millis(latency_ms) - half).await;
+    let half = Duration::from_millis(latency_ms / 2);
+    tokio::time::sleep(half).await;
+    if let Some(token) = &progress_token {
+        call.progress(token, 1.0, Some(2.0), None);
     }
+    tokio::time::sleep(Duration::from_millis(latency_ms) - half).await;
     encode_result(call.id, &behavior_result(tool, response, &arguments))
 }
 
 /// An actionable message listing what is wrong with the arguments, or `None` if they are valid.
-fn validation_message(tool: &RegisteredTool, arguments: &Map<String, Value>) -> Option<String> {
-    let instance = Value::Object(arguments.clone());
-    if tool.input.is_valid(&instance) {
+fn validation_message(tool: &RegisteredTool, instance: &Value) -> Option<String> {
+    if tool.input.is_valid(instance) {
         return None;
     }
     let problems: Vec<String> = tool
         .input
-        .iter_errors(&instance)
+        .iter_errors(instance)
         .take(5)
         .map(|error| {
             let path = error.instance_path().to_string();

@@ -4,7 +4,7 @@
 //! Transports feed parsed `Message`s to `Session::dispatch` and carry whatever it sends to the
 //! `Outbox` they passed: responses, and the progress and log notifications of a request.
 
-use super::call::{ToolCall, run_call};
+use super::call::{CallPlan, ToolCall, finish_call, plan_call};
 use super::jsonrpc::{
     ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND, Message, RequestId, encode_error,
     encode_notification, encode_result, params_object,
@@ -170,14 +170,14 @@ impl Session {
         self.lock_state().protocol_version.clone()
     }
 
-    /// Handles one incoming message. Requests are answered on `outbox` (tools/call from a task of its
-    /// own, so a slow tool never blocks the session and can be cancelled); notifications and responses
-    /// get no answer.
+    /// Handles one incoming message. Requests are answered on `outbox` (a tools/call that has to wait
+    /// runs on a task of its own, so a slow tool never blocks the session and can be cancelled);
+    /// notifications and responses get no answer.
     pub fn dispatch(self: &Arc<Self>, message: Message, outbox: &Outbox) {
         match message {
             Message::Request { id, method, params } => {
                 if method == "tools/call" {
-                    self.spawn_call(id, params, outbox.clone());
+                    self.start_call(id, params, outbox.clone());
                 } else {
                     let reply = self.handle_request(&id, &method, params);
                     let _ = outbox.send(reply);
@@ -278,7 +278,14 @@ impl Session {
         }
     }
 
-    fn spawn_call(self: &Arc<Self>, id: RequestId, params: Option<Value>, outbox: Outbox) {
+    fn start_call(self: &Arc<Self>, id: RequestId, params: Option<Value>, outbox: Outbox) {
+        let pending = match plan_call(self, &id, params_object(params)) {
+            CallPlan::Ready(reply) => {
+                let _ = outbox.send(reply);
+                return;
+            }
+            CallPlan::Later(pending) => pending,
+        };
         let session = Arc::clone(self);
         let call_id = id.clone();
         // Hold the lock across spawn and insert so a fast call cannot finish before it is registered.
@@ -289,7 +296,7 @@ impl Session {
                 id: &call_id,
                 outbox: &outbox,
             };
-            let reply = run_call(call, params_object(params)).await;
+            let reply = finish_call(call, pending).await;
             session.lock_in_flight().remove(&call_id);
             let _ = outbox.send(reply);
         });
