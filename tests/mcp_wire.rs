@@ -1236,3 +1236,28 @@ async fn http_host_and_origin_must_name_this_machine() {
 async fn http_concurrent_posts_each_get_their_own_stream() {
     concurrent_requests_are_matched_by_id(Transport::Http).await;
 }
+
+// 2: no undeclared capability is used — a client without `sampling` is never sent a sampling request.
+#[tokio::test]
+async fn sampling_is_not_requested_from_a_client_that_did_not_declare_it() {
+    let mut wire = Wire::ready(Transport::Stdio).await;
+    let (reply, before) = wire
+        .request(
+            "tools/call",
+            json!({"name": "test_sampling", "arguments": {"prompt": "hi"}}),
+        )
+        .await;
+    assert!(
+        before
+            .iter()
+            .all(|m| m["method"] != "sampling/createMessage"),
+        "{before:?}"
+    );
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("did not declare the sampling capability")
+    );
+}

@@ -222,6 +222,12 @@ pub async fn run(
                 "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
                 "maxTokens": 100
             });
+            if !call.session.client_declared("sampling") {
+                return Some(client_refused(
+                    "sampling",
+                    "the client did not declare the sampling capability",
+                ));
+            }
             match call
                 .session
                 .request_client(call.outbox, "sampling/createMessage", params)
@@ -304,6 +310,12 @@ pub async fn run(
 }
 
 async fn elicit(call: &ToolCall<'_>, message: &str, requested_schema: Value) -> Value {
+    if !call.session.client_declared("elicitation") {
+        return client_refused(
+            "elicitation",
+            "the client did not declare the elicitation capability",
+        );
+    }
     let params = json!({ "mode": "form", "message": message, "requestedSchema": requested_schema });
     match call
         .session

@@ -140,6 +140,8 @@ struct SessionState {
     protocol_version: Option<String>,
     /// Messages below this level are not sent; `None` until the client sets one (then all are sent).
     log_level: Option<LogLevel>,
+    /// The capabilities the client declared at `initialize`.
+    client_capabilities: Value,
 }
 
 type ClientReply = Result<Value, ErrorObject>;
@@ -226,7 +228,10 @@ impl Session {
         } else {
             LATEST_VERSION
         };
-        self.lock_state().protocol_version = Some(version.to_string());
+        let mut state = self.lock_state();
+        state.protocol_version = Some(version.to_string());
+        state.client_capabilities = params.get("capabilities").cloned().unwrap_or(Value::Null);
+        drop(state);
         let config = &self.server.config;
         let mut result = json!({
             "protocolVersion": version,
@@ -301,6 +306,14 @@ impl Session {
             let _ = outbox.send(reply);
         });
         in_flight.insert(id, task.abort_handle());
+    }
+
+    /// Whether the client declared a capability (e.g. "sampling", "elicitation") at `initialize`.
+    pub fn client_declared(&self, capability: &str) -> bool {
+        self.lock_state()
+            .client_capabilities
+            .get(capability)
+            .is_some_and(Value::is_object)
     }
 
     /// Sends a request to the client on `outbox` (the stream of the call that needs it) and waits for

@@ -10,7 +10,12 @@ if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.inst
   touch node_modules/.installed
 fi
 if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
-  python3 -m venv .venv
+  # Debian's own Python ships venv separately; install it if this machine's Python lacks it.
+  if ! python3 -m venv .venv 2>/dev/null; then
+    rm -rf .venv
+    if command -v apt-get >/dev/null 2>&1; then apt-get update -qq && apt-get install -y -qq python3-venv; fi
+    python3 -m venv .venv
+  fi
   .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
   touch .venv/.installed
 fi
