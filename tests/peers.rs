@@ -304,6 +304,7 @@ fn the_inspector_cli_lists_and_calls() {
         "--cli",
         "--method",
         "tools/list",
+        "--strict",
         "--format",
         "json",
         "--",
@@ -436,4 +437,42 @@ fn import_over_http_reproduces_the_served_tools() {
         copied, served,
         "every tool definition survives serve → import unchanged"
     );
+}
+
+#[test]
+fn the_typescript_client_2_works_in_auto_and_legacy_mode() {
+    let toolset = Path::new(env!("CARGO_MANIFEST_DIR")).join("toolsets/travel.toml");
+    let server = HttpServer::start(&toolset, &[]);
+    for mode in ["auto", "legacy"] {
+        for transport in ["stdio", "http"] {
+            let mut command = Command::new(node());
+            command.arg(peers().join("ts2_client.mjs")).args([
+                "--mode",
+                mode,
+                "--transport",
+                transport,
+            ]);
+            command.args(["--call", "get_weather", "--args", r#"{"city": "Oslo"}"#]);
+            match transport {
+                "http" => command.args(["--url", &server.url]),
+                _ => command.args(["--", mcpick(), "serve", toolset.to_str().unwrap()]),
+            };
+            let (code, events) = run_client(&mut command);
+            assert_eq!(code, 0, "{mode}/{transport}: {events:#?}");
+            let connected = event(&events, "connected");
+            assert_eq!(
+                connected["protocol_version"], "2025-11-25",
+                "{mode}/{transport}"
+            );
+            assert!(
+                connected["connect_ms"].as_f64().unwrap() < 1000.0,
+                "{mode}/{transport}: {connected}"
+            );
+            assert_eq!(
+                event(&events, "call")["isError"],
+                false,
+                "{mode}/{transport}"
+            );
+        }
+    }
 }
