@@ -114,7 +114,9 @@ impl Alternative {
         Ok(Alternative::Object(nested))
     }
 
-    fn accepts(&self, value: &Value) -> bool {
+    /// Whether `value` is this alternative (exact equality for literals; see `score` for the looser
+    /// comparison tasks are judged with).
+    pub fn accepts(&self, value: &Value) -> bool {
         match self {
             Alternative::Literal(literal) => values_equal(literal, value),
             Alternative::Object(fields) => value

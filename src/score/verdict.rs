@@ -1,0 +1,515 @@
+//! The outcome of one trial (see the rules in the `score` module documentation).
+
+use super::arguments::{ArgumentMismatch, match_arguments};
+use crate::model::{Expectation, ExpectedCall};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The outcome taxonomy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Correct,
+    WrongArgs,
+    WrongTool,
+    HallucinatedTool,
+    MalformedCall,
+    NoCall,
+    FalseCall,
+    CorrectAbstain,
+    Error,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 9] = [
+        Outcome::Correct,
+        Outcome::WrongArgs,
+        Outcome::WrongTool,
+        Outcome::HallucinatedTool,
+        Outcome::MalformedCall,
+        Outcome::NoCall,
+        Outcome::FalseCall,
+        Outcome::CorrectAbstain,
+        Outcome::Error,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Correct => "correct",
+            Outcome::WrongArgs => "wrong_args",
+            Outcome::WrongTool => "wrong_tool",
+            Outcome::HallucinatedTool => "hallucinated_tool",
+            Outcome::MalformedCall => "malformed_call",
+            Outcome::NoCall => "no_call",
+            Outcome::FalseCall => "false_call",
+            Outcome::CorrectAbstain => "correct_abstain",
+            Outcome::Error => "error",
+        }
+    }
+}
+
+/// A call's arguments as the model wrote them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallArguments {
+    Parsed(Map<String, Value>),
+    /// Not a JSON object: the raw text and why it failed.
+    Malformed {
+        raw: String,
+        reason: String,
+    },
+}
+
+/// One tool call the model made, in the order made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObservedCall {
+    pub tool: String,
+    pub arguments: CallArguments,
+    /// Whether the tool answered with `isError: true` (`None` if the call was not executed).
+    pub result_is_error: Option<bool>,
+}
+
+/// What scoring needs to know about a trial.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// The tool names the model was shown.
+    pub shown_tools: Vec<String>,
+    pub calls: Vec<ObservedCall>,
+    /// Set when the backend failed after its retries.
+    pub backend_error: Option<String>,
+}
+
+/// The judgement of one trial.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    /// Whether the first call picked an acceptable tool; `None` for no-call tasks and errors.
+    pub selection_correct: Option<bool>,
+    /// The tool the model called first, if any.
+    pub first_tool: Option<String>,
+    /// A tool answered `isError` during the trial.
+    pub saw_tool_error: bool,
+    /// After an `isError` answer, a later call to the same step's tool matched.
+    pub self_corrected: bool,
+    /// What was wrong with the arguments of the closest attempt (for `wrong_args`).
+    pub mismatches: Vec<ArgumentMismatch>,
+    /// One line saying why.
+    pub detail: String,
+}
+
+/// Judges a trial against the task's expectation.
+pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
+    let first_tool = trial.calls.first().map(|c| c.tool.clone());
+    let saw_tool_error = trial.calls.iter().any(|c| c.result_is_error == Some(true));
+    let verdict = |outcome, selection_correct, detail: String| Verdict {
+        outcome,
+        selection_correct,
+        first_tool: first_tool.clone(),
+        saw_tool_error,
+        self_corrected: false,
+        mismatches: Vec::new(),
+        detail,
+    };
+    if let Some(error) = &trial.backend_error {
+        return verdict(Outcome::Error, None, format!("backend failed: {error}"));
+    }
+    if matches!(expectation, Expectation::NoCall) {
+        return match trial.calls.first() {
+            None => verdict(Outcome::CorrectAbstain, None, "no call, as expected".into()),
+            Some(call) => verdict(
+                Outcome::FalseCall,
+                None,
+                format!("called {} where no call was right", call.tool),
+            ),
+        };
+    }
+    let Some(first) = trial.calls.first() else {
+        return verdict(Outcome::NoCall, Some(false), "no tool was called".into());
+    };
+    if let CallArguments::Malformed { reason, .. } = &first.arguments {
+        return verdict(
+            Outcome::MalformedCall,
+            Some(false),
+            format!("the first call's arguments do not parse: {reason}"),
+        );
+    }
+    if !trial.shown_tools.iter().any(|t| t == &first.tool) {
+        return verdict(
+            Outcome::HallucinatedTool,
+            Some(false),
+            format!("called {:?}, which was not offered", first.tool),
+        );
+    }
+    match expectation {
+        Expectation::AnyOf(alternatives) => {
+            let chosen: Vec<&ExpectedCall> = alternatives
+                .iter()
+                .filter(|a| a.tool == first.tool)
+                .collect();
+            if chosen.is_empty() {
+                let wanted: Vec<&str> = alternatives.iter().map(|a| a.tool.as_str()).collect();
+                return verdict(
+                    Outcome::WrongTool,
+                    Some(false),
+                    format!(
+                        "called {}, expected one of {}",
+                        first.tool,
+                        wanted.join(", ")
+                    ),
+                );
+            }
+            judge_steps(
+                &[chosen],
+                trial,
+                verdict(Outcome::Correct, Some(true), String::new()),
+            )
+        }
+        Expectation::Calls(steps) => {
+            if steps.first().is_some_and(|s| s.tool != first.tool) {
+                return verdict(
+                    Outcome::WrongTool,
+                    Some(false),
+                    format!("called {}, expected {}", first.tool, steps[0].tool),
+                );
+            }
+            let steps: Vec<Vec<&ExpectedCall>> = steps.iter().map(|s| vec![s]).collect();
+            judge_steps(
+                &steps,
+                trial,
+                verdict(Outcome::Correct, Some(true), String::new()),
+            )
+        }
+        Expectation::NoCall => unreachable!("handled above"),
+    }
+}
+
+/// Walks the calls in order, advancing through the steps (each step: acceptable expected calls sharing
+/// one tool) when a call to the step's tool has matching arguments.
+fn judge_steps(steps: &[Vec<&ExpectedCall>], trial: &TrialRecord, mut verdict: Verdict) -> Verdict {
+    let mut step = 0;
+    let mut attempted = vec![false; steps.len()];
+    let mut failed_with_error = false;
+    let mut closest: Vec<ArgumentMismatch> = Vec::new();
+    for call in &trial.calls {
+        let Some(expected) = steps.get(step) else {
+            break;
+        };
+        let CallArguments::Parsed(arguments) = &call.arguments else {
+            continue;
+        };
+        if expected[0].tool != call.tool {
+            continue;
+        }
+        attempted[step] = true;
+        let attempts: Vec<Vec<ArgumentMismatch>> = expected
+            .iter()
+            .map(|e| match_arguments(&e.args, arguments))
+            .collect();
+        if attempts.iter().any(Vec::is_empty) {
+            verdict.self_corrected |= failed_with_error;
+            failed_with_error = false;
+            closest.clear();
+            step += 1;
+        } else {
+            failed_with_error |= call.result_is_error == Some(true);
+            closest = attempts
+                .into_iter()
+                .min_by_key(Vec::len)
+                .unwrap_or_default();
+        }
+    }
+    if step == steps.len() {
+        verdict.detail = if steps.len() > 1 {
+            format!("all {} steps right, in order", steps.len())
+        } else {
+            "right tool, right arguments".into()
+        };
+        return verdict;
+    }
+    let tool = &steps[step][0].tool;
+    if !attempted[step] {
+        verdict.outcome = Outcome::WrongTool;
+        verdict.detail = format!(
+            "step {} ({tool}) was never called after the steps before it",
+            step + 1
+        );
+    } else {
+        verdict.outcome = Outcome::WrongArgs;
+        let problems: Vec<String> = closest
+            .iter()
+            .map(|m| format!("{}: {}", m.argument, m.problem))
+            .collect();
+        verdict.detail = format!(
+            "{tool} called with wrong arguments ({})",
+            problems.join("; ")
+        );
+        verdict.mismatches = closest;
+    }
+    verdict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ArgMatcher;
+    use serde_json::json;
+
+    fn expect_call(tool: &str, args: Value) -> ExpectedCall {
+        let args = args
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), ArgMatcher::parse(v).unwrap()))
+            .collect();
+        ExpectedCall {
+            tool: tool.into(),
+            args,
+        }
+    }
+
+    fn call(tool: &str, args: Value, is_error: bool) -> ObservedCall {
+        ObservedCall {
+            tool: tool.into(),
+            arguments: CallArguments::Parsed(args.as_object().unwrap().clone()),
+            result_is_error: Some(is_error),
+        }
+    }
+
+    fn malformed(tool: &str) -> ObservedCall {
+        ObservedCall {
+            tool: tool.into(),
+            arguments: CallArguments::Malformed {
+                raw: "{city: Paris".into(),
+                reason: "key must be a string".into(),
+            },
+            result_is_error: None,
+        }
+    }
+
+    fn trial(calls: Vec<ObservedCall>) -> TrialRecord {
+        let shown = [
+            "get_weather",
+            "get_weather_forecast",
+            "search_flights",
+            "book_flight",
+        ];
+        TrialRecord {
+            shown_tools: shown.iter().map(|s| s.to_string()).collect(),
+            calls,
+            backend_error: None,
+        }
+    }
+
+    #[test]
+    fn table_of_outcomes() {
+        let weather = Expectation::Calls(vec![expect_call(
+            "get_weather",
+            json!({"city": ["Paris", "Paris, France"]}),
+        )]);
+        let any = Expectation::AnyOf(vec![
+            expect_call("get_weather_forecast", json!({"city": "Lyon"})),
+            expect_call("get_weather", json!({"city": "Lyon"})),
+        ]);
+        let two_steps = Expectation::Calls(vec![
+            expect_call("search_flights", json!({"origin": ["BER"]})),
+            expect_call("book_flight", json!({})),
+        ]);
+        let failed = TrialRecord {
+            backend_error: Some("HTTP 500 after 3 retries".into()),
+            ..trial(vec![])
+        };
+        // (case, expectation, trial, outcome, selection correct, self-corrected)
+        type Case<'a> = (
+            &'a str,
+            &'a Expectation,
+            TrialRecord,
+            Outcome,
+            Option<bool>,
+            bool,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "correct",
+                &weather,
+                trial(vec![call("get_weather", json!({"city": "paris"}), false)]),
+                Outcome::Correct,
+                Some(true),
+                false,
+            ),
+            (
+                "wrong args",
+                &weather,
+                trial(vec![call("get_weather", json!({"city": "Lyon"}), false)]),
+                Outcome::WrongArgs,
+                Some(true),
+                false,
+            ),
+            (
+                "wrong tool",
+                &weather,
+                trial(vec![call(
+                    "get_weather_forecast",
+                    json!({"city": "Paris"}),
+                    false,
+                )]),
+                Outcome::WrongTool,
+                Some(false),
+                false,
+            ),
+            (
+                "hallucinated",
+                &weather,
+                trial(vec![call("weather_now", json!({"city": "Paris"}), false)]),
+                Outcome::HallucinatedTool,
+                Some(false),
+                false,
+            ),
+            (
+                "malformed is not abstention",
+                &weather,
+                trial(vec![malformed("get_weather")]),
+                Outcome::MalformedCall,
+                Some(false),
+                false,
+            ),
+            (
+                "no call",
+                &weather,
+                trial(vec![]),
+                Outcome::NoCall,
+                Some(false),
+                false,
+            ),
+            (
+                "false call",
+                &Expectation::NoCall,
+                trial(vec![call("get_weather", json!({"city": "Paris"}), false)]),
+                Outcome::FalseCall,
+                None,
+                false,
+            ),
+            (
+                "malformed false call",
+                &Expectation::NoCall,
+                trial(vec![malformed("get_weather")]),
+                Outcome::FalseCall,
+                None,
+                false,
+            ),
+            (
+                "correct abstain",
+                &Expectation::NoCall,
+                trial(vec![]),
+                Outcome::CorrectAbstain,
+                None,
+                false,
+            ),
+            (
+                "backend error",
+                &weather,
+                failed,
+                Outcome::Error,
+                None,
+                false,
+            ),
+            (
+                "self-correction after isError",
+                &weather,
+                trial(vec![
+                    call("get_weather", json!({"city": "Paaris"}), true),
+                    call("get_weather", json!({"city": "Paris"}), false),
+                ]),
+                Outcome::Correct,
+                Some(true),
+                true,
+            ),
+            (
+                "any-of, second alternative",
+                &any,
+                trial(vec![call("get_weather", json!({"city": "lyon"}), false)]),
+                Outcome::Correct,
+                Some(true),
+                false,
+            ),
+            (
+                "any-of, not an alternative",
+                &any,
+                trial(vec![call("search_flights", json!({}), false)]),
+                Outcome::WrongTool,
+                Some(false),
+                false,
+            ),
+            (
+                "two steps in order",
+                &two_steps,
+                trial(vec![
+                    call("search_flights", json!({"origin": "BER"}), false),
+                    call("book_flight", json!({"offer": "x"}), false),
+                ]),
+                Outcome::Correct,
+                Some(true),
+                false,
+            ),
+            (
+                "second step missing",
+                &two_steps,
+                trial(vec![call(
+                    "search_flights",
+                    json!({"origin": "BER"}),
+                    false,
+                )]),
+                Outcome::WrongTool,
+                Some(true),
+                false,
+            ),
+            (
+                "steps out of order",
+                &two_steps,
+                trial(vec![
+                    call("book_flight", json!({}), false),
+                    call("search_flights", json!({"origin": "BER"}), false),
+                ]),
+                Outcome::WrongTool,
+                Some(false),
+                false,
+            ),
+            (
+                "first step wrong args",
+                &two_steps,
+                trial(vec![
+                    call("search_flights", json!({"origin": "TXL"}), false),
+                    call("book_flight", json!({}), false),
+                ]),
+                Outcome::WrongArgs,
+                Some(true),
+                false,
+            ),
+        ];
+        for (name, expectation, record, outcome, selection, self_corrected) in cases {
+            let verdict = score(expectation, &record);
+            assert_eq!(verdict.outcome, outcome, "{name}: {verdict:?}");
+            assert_eq!(verdict.selection_correct, selection, "{name}: {verdict:?}");
+            assert_eq!(
+                verdict.self_corrected, self_corrected,
+                "{name}: {verdict:?}"
+            );
+            assert!(!verdict.detail.is_empty(), "{name}");
+        }
+    }
+
+    #[test]
+    fn wrong_args_name_the_argument() {
+        let weather =
+            Expectation::Calls(vec![expect_call("get_weather", json!({"city": ["Paris"]}))]);
+        let verdict = score(
+            &weather,
+            &trial(vec![call("get_weather", json!({"city": "Lyon"}), false)]),
+        );
+        assert_eq!(verdict.mismatches.len(), 1);
+        assert_eq!(verdict.mismatches[0].argument, "city");
+        assert!(verdict.detail.contains("city"), "{}", verdict.detail);
+        let round_trip: Verdict =
+            serde_json::from_str(&serde_json::to_string(&verdict).unwrap()).unwrap();
+        assert_eq!(round_trip, verdict);
+    }
+}
