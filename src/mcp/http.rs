@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::UnboundedReceiverStream;
@@ -32,10 +33,26 @@ pub async fn serve_http(
     listener: TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_http_with(server, listener, shutdown, SESSION_IDLE_TIMEOUT).await
+}
+
+/// A session nobody has used for this long, and that has no GET stream open, is forgotten: clients
+/// that vanish without a DELETE would otherwise hold memory for as long as the server runs.
+pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// `serve_http` with a chosen idle timeout for sessions.
+pub async fn serve_http_with(
+    server: Arc<McpServer>,
+    listener: TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    idle_timeout: Duration,
+) -> std::io::Result<()> {
     let state = Arc::new(HttpState {
         server,
         sessions: Mutex::default(),
+        idle_timeout,
     });
+    let janitor = tokio::spawn(forget_idle_sessions(Arc::clone(&state)));
     let app = Router::new()
         .route(
             "/mcp",
@@ -48,14 +65,17 @@ pub async fn serve_http(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, app)
+    let served = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
-        .await
+        .await;
+    janitor.abort();
+    served
 }
 
 struct HttpState {
     server: Arc<McpServer>,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    idle_timeout: Duration,
 }
 
 struct HttpSession {
@@ -65,6 +85,39 @@ struct HttpSession {
     /// Event ids, unique within the session across all of its streams.
     next_event: AtomicU64,
     notifier: tokio::task::AbortHandle,
+    last_active: Mutex<Instant>,
+}
+
+impl HttpSession {
+    fn touch(&self) {
+        *self.last_active.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    fn is_idle(&self, timeout: Duration) -> bool {
+        let stream_open = self
+            .get_stream
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|s| !s.is_closed());
+        !stream_open
+            && self
+                .last_active
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .elapsed()
+                > timeout
+    }
+}
+
+async fn forget_idle_sessions(state: Arc<HttpState>) {
+    let period = (state.idle_timeout / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+    loop {
+        tokio::time::sleep(period).await;
+        state
+            .lock_sessions()
+            .retain(|_, session| !session.is_idle(state.idle_timeout));
+    }
 }
 
 impl Drop for HttpSession {
@@ -92,6 +145,7 @@ impl HttpState {
             get_stream,
             next_event: AtomicU64::new(1),
             notifier: notifier.abort_handle(),
+            last_active: Mutex::new(Instant::now()),
         });
         self.lock_sessions()
             .insert(id.clone(), Arc::clone(&session));
@@ -106,7 +160,8 @@ impl HttpState {
                 "Bad Request: Mcp-Session-Id header is required",
             ));
         };
-        self.lock_sessions().get(id).cloned().ok_or_else(|| {
+        let session = self.lock_sessions().get(id).cloned();
+        session.inspect(|s| s.touch()).ok_or_else(|| {
             plain(
                 StatusCode::NOT_FOUND,
                 "Session not found: initialize a new session",
@@ -368,4 +423,75 @@ fn new_session_id() -> String {
         bytes[8..].copy_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::ServedTools;
+
+    async fn post(
+        client: &reqwest::Client,
+        url: &str,
+        session: Option<&str>,
+        body: &str,
+    ) -> reqwest::Response {
+        let mut request = client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.body(body.to_string()).send().await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn idle_sessions_are_forgotten_but_not_ones_with_an_open_stream() {
+        let server = McpServer::new(Default::default(), ServedTools::new(Vec::new()).unwrap());
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(serve_http_with(
+            server,
+            listener,
+            std::future::pending(),
+            Duration::from_millis(200),
+        ));
+        let client = reqwest::Client::new();
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        let idle = post(&client, &url, None, initialize).await.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let streaming = post(&client, &url, None, initialize).await.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let stream = client
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &streaming)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), 200);
+        assert_eq!(
+            post(&client, &url, Some(&idle), ping).await.status(),
+            200,
+            "still active"
+        );
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        assert_eq!(
+            post(&client, &url, Some(&idle), ping).await.status(),
+            404,
+            "forgotten after the idle timeout"
+        );
+        assert_eq!(
+            post(&client, &url, Some(&streaming), ping).await.status(),
+            200,
+            "an open GET stream keeps it"
+        );
+        drop(stream);
+    }
 }
