@@ -14,6 +14,7 @@
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
+//! | [`retrieval`] | tokenising tool descriptions, TF-IDF similarity and BM25 ranking |
 //! | [`score`] | pure scoring: the outcome taxonomy, BFCL-style argument matching, tallies with Wilson intervals |
 //! | [`mcp`] | the MCP protocol: JSON-RPC frames, the server's methods, stdio / HTTP / in-memory transports, the client |
 
@@ -24,5 +25,6 @@ pub mod load;
 pub mod mcp;
 pub mod model;
 pub mod registry;
+pub mod retrieval;
 pub mod score;
 pub mod spec;

@@ -4,9 +4,10 @@
 //! comes from and a concrete fix. Pure: takes a `Toolset`, returns findings, does no I/O.
 
 use crate::model::{Tool, Toolset};
+use crate::retrieval::{is_cjk, similar_pairs, terms};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
@@ -143,10 +144,6 @@ fn text_weight(text: &str) -> f64 {
         .filter(|w| !w.is_empty())
         .count();
     latin_words as f64 + cjk as f64 / 2.0
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
 }
 
 /// Descriptions shorter than this many words rarely say what, when, limits and formats.
@@ -370,7 +367,7 @@ fn lint_similar_descriptions(toolset: &Toolset, findings: &mut Vec<Finding>) {
         .tools
         .iter()
         .map(|t| {
-            description_terms(&format!(
+            terms(&format!(
                 "{} {}",
                 t.name.replace(['_', '-', '.'], " "),
                 t.description.as_deref().unwrap_or("")
@@ -393,84 +390,6 @@ fn lint_similar_descriptions(toolset: &Toolset, findings: &mut Vec<Finding>) {
         );
     }
 }
-
-/// Lowercase terms of a text: Latin words (minus stop words), CJK characters and CJK bigrams.
-fn description_terms(text: &str) -> Vec<String> {
-    let mut terms = Vec::new();
-    for word in text
-        .split(|c: char| !c.is_alphanumeric() || is_cjk(c))
-        .filter(|w| !w.is_empty())
-    {
-        let word = word.to_lowercase();
-        if !STOP_WORDS.contains(&word.as_str()) {
-            terms.push(word);
-        }
-    }
-    let cjk: Vec<char> = text.chars().collect();
-    for (k, c) in cjk.iter().enumerate() {
-        if is_cjk(*c) {
-            terms.push(c.to_string());
-            if let Some(next) = cjk.get(k + 1).filter(|n| is_cjk(**n)) {
-                terms.push(format!("{c}{next}"));
-            }
-        }
-    }
-    terms
-}
-
-/// Pairs of documents whose TF-IDF cosine similarity is at least `threshold`, most similar first.
-pub fn similar_pairs(documents: &[Vec<String>], threshold: f64) -> Vec<(usize, usize, f64)> {
-    let n = documents.len() as f64;
-    let mut document_frequency: HashMap<&str, usize> = HashMap::new();
-    for doc in documents {
-        for term in doc.iter().map(String::as_str).collect::<BTreeSet<_>>() {
-            *document_frequency.entry(term).or_default() += 1;
-        }
-    }
-    let vectors: Vec<HashMap<&str, f64>> = documents
-        .iter()
-        .map(|doc| {
-            let mut v: HashMap<&str, f64> = HashMap::new();
-            for term in doc {
-                *v.entry(term.as_str()).or_default() += 1.0;
-            }
-            for (term, weight) in v.iter_mut() {
-                let idf = ((n + 1.0) / (document_frequency[term] as f64 + 1.0)).ln() + 1.0;
-                *weight *= idf;
-            }
-            let norm = v.values().map(|w| w * w).sum::<f64>().sqrt();
-            if norm > 0.0 {
-                v.values_mut().for_each(|w| *w /= norm);
-            }
-            v
-        })
-        .collect();
-    let mut pairs = Vec::new();
-    for i in 0..vectors.len() {
-        for j in i + 1..vectors.len() {
-            let (small, large) = if vectors[i].len() <= vectors[j].len() {
-                (&vectors[i], &vectors[j])
-            } else {
-                (&vectors[j], &vectors[i])
-            };
-            let cosine: f64 = small
-                .iter()
-                .filter_map(|(t, w)| large.get(t).map(|x| w * x))
-                .sum();
-            if cosine >= threshold {
-                pairs.push((i, j, cosine));
-            }
-        }
-    }
-    pairs.sort_by(|a, b| b.2.total_cmp(&a.2));
-    pairs
-}
-
-#[rustfmt::skip]
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "by", "with", "as", "at",
-    "it", "its", "this", "that", "from", "use", "e", "g", "eg", "such", "not", "only", "one", "you", "your",
-];
 
 /// Verbs a tool name may start with (principle 1).
 #[rustfmt::skip]
@@ -544,7 +463,7 @@ mod tests {
             "send email to a recipient with subject and body",
         ]
         .iter()
-        .map(|t| description_terms(t))
+        .map(|t| terms(t))
         .collect();
         let pairs = similar_pairs(&docs, 0.5);
         assert_eq!(pairs.len(), 1);
