@@ -41,6 +41,8 @@ pub enum Command {
         #[arg(long, value_enum)]
         fail_on: Option<LintSeverity>,
     },
+    /// Run every task of the suites against every backend and score the tool calls.
+    Run(RunOptions),
     /// Serve a toolset over MCP (stdio by default, or Streamable HTTP), reloading it when its file changes.
     Serve(ServeOptions),
     /// Snapshot a live MCP server's tools into a toolset file (JSON) that `validate` accepts.
@@ -98,4 +100,19 @@ pub struct ImportOptions {
     /// The toolset's name [default: the output file's name].
     #[arg(long)]
     pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunOptions {
+    /// Suite files or directories [default: tasks/].
+    pub paths: Vec<std::path::PathBuf>,
+    /// A backend to run, as KIND[:OPTION]: bm25, random, random:SEED, oracle. Repeat for several.
+    #[arg(long = "backend", value_name = "SPEC", required = true)]
+    pub backends: Vec<String>,
+    /// Model turns per trial (each turn may call tools; results go back to the model).
+    #[arg(long, default_value_t = 4)]
+    pub max_turns: usize,
+    /// The run folder [default: reports/<UTC time>-<plan hash>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
 }

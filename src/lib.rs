@@ -7,6 +7,7 @@
 //!
 //! | module | owns |
 //! |---|---|
+//! | [`backend`] | model backends behind one interface, and the offline baselines (`bm25`, `random`, `oracle`) |
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing |
 //! | [`commands`] | each subcommand: resolve arguments, call the library, print, pick the exit code |
 //! | [`spec`] | serde structs of the file formats (toolset, variant, suite), nothing more |
@@ -15,9 +16,11 @@
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
 //! | [`retrieval`] | tokenising tool descriptions, TF-IDF similarity and BM25 ranking |
+//! | [`runner`] | the trial loop over the in-memory MCP transport, and the run folder written as trials finish |
 //! | [`score`] | pure scoring: the outcome taxonomy, BFCL-style argument matching, tallies with Wilson intervals |
 //! | [`mcp`] | the MCP protocol: JSON-RPC frames, the server's methods, stdio / HTTP / in-memory transports, the client |
 
+pub mod backend;
 pub mod cli;
 pub mod commands;
 pub mod lint;
@@ -26,5 +29,6 @@ pub mod mcp;
 pub mod model;
 pub mod registry;
 pub mod retrieval;
+pub mod runner;
 pub mod score;
 pub mod spec;

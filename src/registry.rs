@@ -5,7 +5,7 @@
 
 use crate::model::Tool;
 use jsonschema::{Draft, Validator};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
 /// Why a schema was refused.
@@ -157,6 +157,73 @@ fn display_uri(uri: &Value) -> String {
     uri.as_str().map_or_else(|| uri.to_string(), str::to_string)
 }
 
+/// A small instance of a schema: required properties only, the first enum value, type defaults.
+pub fn example_instance(schema: &Value, root: &Value) -> Value {
+    if let Some(default) = schema.get("default") {
+        return default.clone();
+    }
+    if let Some(constant) = schema.get("const") {
+        return constant.clone();
+    }
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    if let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/"))
+    {
+        let resolved = target.split('/').try_fold(root, |node, key| node.get(key));
+        return resolved.map_or(Value::Null, |s| example_instance(s, root));
+    }
+    let kind = match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or("null"),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "null",
+    };
+    match kind {
+        "object" => {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let object: Map<String, Value> = required
+                .into_iter()
+                .map(|key| {
+                    let property = properties.and_then(|p| p.get(key)).unwrap_or(&Value::Null);
+                    (key.to_string(), example_instance(property, root))
+                })
+                .collect();
+            Value::Object(object)
+        }
+        "array" => {
+            let minimum = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            let item = schema
+                .get("items")
+                .map_or(Value::Null, |i| example_instance(i, root));
+            Value::Array((0..minimum).map(|_| item.clone()).collect())
+        }
+        "string" => json!(""),
+        "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(0)),
+        "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(0.0)),
+        "boolean" => json!(false),
+        _ => Value::Null,
+    }
+}
+
 /// The JSON type name of a value, for messages.
 pub fn json_type_name(value: &Value) -> &'static str {
     match value {
@@ -227,5 +294,25 @@ mod tests {
             compile_object_schema(&schema),
             Err(SchemaError::Invalid { .. })
         ));
+    }
+
+    #[test]
+    fn example_instances_satisfy_their_schema() {
+        let schema = json!({
+            "type": "object",
+            "required": ["sum", "items", "unit", "meta"],
+            "properties": {
+                "sum": { "type": "number", "minimum": 1 },
+                "items": { "type": "array", "minItems": 1, "items": { "type": "string" } },
+                "unit": { "enum": ["c", "f"] },
+                "meta": { "$ref": "#/$defs/meta" }
+            },
+            "$defs": { "meta": { "type": "object", "required": ["ok"], "properties": { "ok": { "type": "boolean" } } } }
+        });
+        let instance = example_instance(&schema, &schema);
+        assert!(
+            compile_schema(&schema).unwrap().is_valid(&instance),
+            "{instance}"
+        );
     }
 }

@@ -8,8 +8,8 @@ use super::Outcome;
 use crate::cli::ImportOptions;
 use crate::load::Workspace;
 use crate::mcp::client::McpClient;
-use crate::registry::compile_schema;
-use serde_json::{Map, Value, json};
+use crate::registry::{compile_schema, example_instance};
+use serde_json::{Value, json};
 use std::io::Write;
 
 pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Result<Outcome> {
@@ -132,73 +132,6 @@ fn with_simulated_output(mut tool: Value, notes: &mut Vec<String>) -> Value {
     tool
 }
 
-/// A small instance of a schema: required properties only, the first enum value, type defaults.
-fn example_instance(schema: &Value, root: &Value) -> Value {
-    if let Some(default) = schema.get("default") {
-        return default.clone();
-    }
-    if let Some(constant) = schema.get("const") {
-        return constant.clone();
-    }
-    if let Some(first) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|e| e.first())
-    {
-        return first.clone();
-    }
-    if let Some(target) = schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix("#/"))
-    {
-        let resolved = target.split('/').try_fold(root, |node, key| node.get(key));
-        return resolved.map_or(Value::Null, |s| example_instance(s, root));
-    }
-    let kind = match schema.get("type") {
-        Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(types)) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("null"),
-        _ if schema.get("properties").is_some() => "object",
-        _ => "null",
-    };
-    match kind {
-        "object" => {
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let properties = schema.get("properties").and_then(Value::as_object);
-            let object: Map<String, Value> = required
-                .into_iter()
-                .map(|key| {
-                    let property = properties.and_then(|p| p.get(key)).unwrap_or(&Value::Null);
-                    (key.to_string(), example_instance(property, root))
-                })
-                .collect();
-            Value::Object(object)
-        }
-        "array" => {
-            let minimum = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-            let item = schema
-                .get("items")
-                .map_or(Value::Null, |i| example_instance(i, root));
-            Value::Array((0..minimum).map(|_| item.clone()).collect())
-        }
-        "string" => json!(""),
-        "integer" => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(0)),
-        "number" => json!(schema.get("minimum").and_then(Value::as_f64).unwrap_or(0.0)),
-        "boolean" => json!(false),
-        _ => Value::Null,
-    }
-}
-
 /// Splits a command line into words: whitespace separates, single and double quotes group, a
 /// backslash escapes the next character (outside single quotes).
 fn split_command(line: &str) -> Result<Vec<String>, String> {
@@ -263,25 +196,5 @@ mod tests {
         );
         assert!(split_command("node 'unclosed").is_err());
         assert!(split_command("   ").unwrap().is_empty());
-    }
-
-    #[test]
-    fn example_instances_satisfy_their_schema() {
-        let schema = json!({
-            "type": "object",
-            "required": ["sum", "items", "unit", "meta"],
-            "properties": {
-                "sum": { "type": "number", "minimum": 1 },
-                "items": { "type": "array", "minItems": 1, "items": { "type": "string" } },
-                "unit": { "enum": ["c", "f"] },
-                "meta": { "$ref": "#/$defs/meta" }
-            },
-            "$defs": { "meta": { "type": "object", "required": ["ok"], "properties": { "ok": { "type": "boolean" } } } }
-        });
-        let instance = example_instance(&schema, &schema);
-        assert!(
-            compile_schema(&schema).unwrap().is_valid(&instance),
-            "{instance}"
-        );
     }
 }

@@ -4,6 +4,7 @@
 mod import;
 mod lint;
 mod list;
+mod run;
 mod serve;
 mod target;
 mod validate;
@@ -15,6 +16,7 @@ use std::path::PathBuf;
 pub use import::run_import;
 pub use lint::run_lint;
 pub use list::run_list;
+pub use run::run_run;
 pub use serve::run_serve;
 pub use target::ToolsetTarget;
 pub use validate::run_validate;
@@ -53,6 +55,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         Command::List { paths } => run_list(&default_paths(paths), out),
         Command::Serve(options) => run_serve(options, out),
         Command::Import(options) => run_import(options, out),
+        Command::Run(options) => run_run(options, out),
     }
 }
 

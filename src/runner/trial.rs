@@ -1,0 +1,164 @@
+//! One trial: a fresh MCP session, the backend's turns, the calls executed through the server, the verdict.
+
+use crate::backend::{AnyBackend, ChatMessage, Turn};
+use crate::mcp::McpServer;
+use crate::mcp::client::{ClientError, McpClient};
+use crate::mcp::duplex::connect_in_memory;
+use crate::model::{Role, Task, TaskInput};
+use crate::score::{CallArguments, ObservedCall, TrialRecord, Verdict, score};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Everything a trial produced.
+#[derive(Debug, Clone)]
+pub struct TrialOutcome {
+    pub record: TrialRecord,
+    pub verdict: Verdict,
+    pub transcript: Vec<ChatMessage>,
+    pub turns: usize,
+    pub latency_ms: f64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// Runs one task against one backend on a fresh session of `server`.
+pub async fn run_trial(
+    server: &Arc<McpServer>,
+    backend: &AnyBackend,
+    task: &Task,
+    max_turns: usize,
+    seed: u64,
+) -> TrialOutcome {
+    let started = Instant::now();
+    let mut record = TrialRecord::default();
+    let mut transcript = initial_messages(task);
+    let (mut turns, mut input_tokens, mut output_tokens) = (0, 0, 0);
+    match connect_in_memory(Arc::clone(server)).await {
+        Err(e) => record.backend_error = Some(format!("MCP session failed: {e}")),
+        Ok(client) => match client.list_tools().await {
+            Err(e) => record.backend_error = Some(format!("tools/list failed: {e}")),
+            Ok(tools) => {
+                record.shown_tools = tools
+                    .iter()
+                    .filter_map(|t| t["name"].as_str().map(str::to_string))
+                    .collect();
+                while turns < max_turns {
+                    turns += 1;
+                    let turn = Turn {
+                        messages: &transcript,
+                        tools: &tools,
+                        task,
+                        seed,
+                    };
+                    let reply = match backend.complete(turn).await {
+                        Ok(reply) => reply,
+                        Err(e) => {
+                            record.backend_error = Some(e.to_string());
+                            break;
+                        }
+                    };
+                    input_tokens += reply.input_tokens;
+                    output_tokens += reply.output_tokens;
+                    let calls = reply.calls.clone();
+                    transcript.push(ChatMessage::Assistant {
+                        text: reply.text,
+                        calls: reply.calls,
+                    });
+                    if calls.is_empty() {
+                        break;
+                    }
+                    for call in calls {
+                        let (content, is_error, executed) =
+                            execute(&client, &call.tool, &call.arguments).await;
+                        record.calls.push(ObservedCall {
+                            tool: call.tool.clone(),
+                            arguments: call.arguments,
+                            result_is_error: executed.then_some(is_error),
+                        });
+                        transcript.push(ChatMessage::Tool {
+                            call_id: call.id,
+                            tool: call.tool,
+                            content,
+                            is_error,
+                        });
+                    }
+                }
+            }
+        },
+    }
+    let verdict = score(&task.expectation, &record);
+    TrialOutcome {
+        record,
+        verdict,
+        transcript,
+        turns,
+        latency_ms: started.elapsed().as_secs_f64() * 1000.0,
+        input_tokens,
+        output_tokens,
+    }
+}
+
+/// Executes one call through MCP: (text for the model, whether it is an error, whether it ran).
+async fn execute(
+    client: &McpClient,
+    tool: &str,
+    arguments: &CallArguments,
+) -> (String, bool, bool) {
+    let CallArguments::Parsed(arguments) = arguments else {
+        return (
+            "The tool call's arguments are not a JSON object; send them as valid JSON.".into(),
+            true,
+            false,
+        );
+    };
+    match client
+        .call_tool(tool, Value::Object(arguments.clone()))
+        .await
+    {
+        Ok(result) => (result_text(&result), result["isError"] == true, true),
+        // Servers answer an unknown tool with a JSON-RPC error or an isError result: both go to the model.
+        Err(ClientError::Rpc { message, .. }) => (message, true, true),
+        Err(other) => (
+            format!("the tool could not be called: {other}"),
+            true,
+            false,
+        ),
+    }
+}
+
+/// The text blocks of a `CallToolResult`, joined; other blocks are named by type.
+fn result_text(result: &Value) -> String {
+    let blocks = result["content"].as_array().into_iter().flatten();
+    let parts: Vec<String> = blocks
+        .map(|b| match b["type"].as_str() {
+            Some("text") => b["text"].as_str().unwrap_or_default().to_string(),
+            Some(other) => format!("[{other} content]"),
+            None => String::new(),
+        })
+        .collect();
+    parts.join("\n")
+}
+
+fn initial_messages(task: &Task) -> Vec<ChatMessage> {
+    match &task.input {
+        TaskInput::Prompt(prompt) => vec![ChatMessage::User {
+            content: prompt.clone(),
+        }],
+        TaskInput::Messages(messages) => messages
+            .iter()
+            .map(|m| match m.role {
+                Role::System => ChatMessage::System {
+                    content: m.content.clone(),
+                },
+                Role::User => ChatMessage::User {
+                    content: m.content.clone(),
+                },
+                Role::Assistant => ChatMessage::Assistant {
+                    text: Some(m.content.clone()),
+                    calls: Vec::new(),
+                },
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,91 @@
+//! `mcpick run` end to end on a shipped suite with the offline baselines: the oracle proves every
+//! expectation reachable, bm25 beats random, and the run folder holds one flushed line per trial.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn oracle_is_perfect_bm25_beats_random_and_every_trial_is_recorded() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(root)
+        .args([
+            "run",
+            "tasks/travel.toml",
+            "--backend",
+            "bm25",
+            "--backend",
+            "random",
+            "--backend",
+            "oracle",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let lines: Vec<Value> = std::fs::read_to_string(out.path().join("trials.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tasks = lines.iter().filter(|l| l["backend"] == "oracle").count();
+    assert!(tasks >= 36, "{tasks}");
+    assert_eq!(lines.len(), tasks * 3, "one line per trial");
+    for line in &lines {
+        assert!(
+            line["outcome"].is_string() && line["transcript"].is_array(),
+            "{line}"
+        );
+    }
+
+    let summary: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    let cell = |backend: &str| {
+        summary
+            .iter()
+            .find(|c| c["backend"] == backend && c["suite"] == "(all)")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        cell("oracle")["accuracy"]["estimate"],
+        1.0,
+        "{:#}",
+        cell("oracle")
+    );
+    let selection = |backend: &str| {
+        cell(backend)["selection_accuracy"]["estimate"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        selection("bm25") > selection("random") + 0.2,
+        "bm25 {} vs random {}",
+        selection("bm25"),
+        selection("random")
+    );
+    assert!(out.path().join("summary.md").exists() && out.path().join("manifest.json").exists());
+}
+
+#[test]
+fn an_unknown_backend_is_refused_before_anything_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(root)
+        .args(["run", "--backend", "gpt-9"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("unknown backend \"gpt-9\""));
+}
