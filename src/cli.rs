@@ -43,6 +43,11 @@ pub enum Command {
     },
     /// Run every task of the suites against every backend and score the tool calls.
     Run(RunOptions),
+    /// Rebuild a run's summaries and trials.csv from its trials.jsonl alone.
+    Report {
+        /// The run folder (it holds trials.jsonl).
+        run_dir: std::path::PathBuf,
+    },
     /// Serve a toolset over MCP (stdio by default, or Streamable HTTP), reloading it when its file changes.
     Serve(ServeOptions),
     /// Snapshot a live MCP server's tools into a toolset file (JSON) that `validate` accepts.

@@ -48,11 +48,13 @@ fn oracle_is_perfect_bm25_beats_random_and_every_trial_is_recorded() {
         );
     }
 
-    let summary: Vec<Value> =
+    let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
             .unwrap();
     let cell = |backend: &str| {
-        summary
+        summary["cells"]
+            .as_array()
+            .unwrap()
             .iter()
             .find(|c| c["backend"] == backend && c["suite"] == "(all)")
             .unwrap()
@@ -76,6 +78,66 @@ fn oracle_is_perfect_bm25_beats_random_and_every_trial_is_recorded() {
         selection("random")
     );
     assert!(out.path().join("summary.md").exists() && out.path().join("manifest.json").exists());
+    let csv = std::fs::read_to_string(out.path().join("trials.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        lines.len() + 1,
+        "a header and one row per trial"
+    );
+}
+
+#[test]
+fn report_rebuilds_every_output_from_trials_jsonl_alone() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = tempfile::tempdir().unwrap();
+    let mcpick = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .current_dir(root)
+            .args(args)
+            .arg(out.path())
+            .output()
+            .unwrap()
+    };
+    let ran = mcpick(&[
+        "run",
+        "tasks/finance.toml",
+        "--backend",
+        "oracle",
+        "--backend",
+        "random:3",
+        "--out",
+    ]);
+    assert_eq!(ran.status.code(), Some(0));
+    let summary = std::fs::read_to_string(out.path().join("summary.json")).unwrap();
+    for derived in ["summary.json", "summary.md", "trials.csv"] {
+        std::fs::remove_file(out.path().join(derived)).unwrap();
+    }
+    let rebuilt = mcpick(&["report"]);
+    assert_eq!(
+        rebuilt.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&rebuilt.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("summary.json")).unwrap(),
+        summary,
+        "identical to the run's own"
+    );
+    assert!(out.path().join("trials.csv").exists() && out.path().join("summary.md").exists());
+
+    // A crash can cut the last line short: it is skipped and counted, never fatal.
+    let mut trials = std::fs::OpenOptions::new()
+        .append(true)
+        .open(out.path().join("trials.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut trials, b"{\"suite\": \"finance\", \"task\": \"cut-sh").unwrap();
+    let rebuilt = mcpick(&["report"]);
+    assert_eq!(rebuilt.status.code(), Some(0));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["unreadable_lines"], 1);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 pub use import::run_import;
 pub use lint::run_lint;
 pub use list::run_list;
-pub use run::run_run;
+pub use run::{run_report, run_run};
 pub use serve::run_serve;
 pub use target::ToolsetTarget;
 pub use validate::run_validate;
@@ -56,6 +56,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         Command::Serve(options) => run_serve(options, out),
         Command::Import(options) => run_import(options, out),
         Command::Run(options) => run_run(options, out),
+        Command::Report { run_dir } => run_report(&run_dir, out),
     }
 }
 

@@ -6,9 +6,7 @@ use crate::backend::AnyBackend;
 use crate::cli::RunOptions;
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
-use crate::runner::{RunFolder, TrialLine, run_trial, summary_table};
-use crate::score::Tally;
-use std::collections::BTreeMap;
+use crate::runner::{RunFolder, TrialLine, rebuild, run_trial};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -87,7 +85,6 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let mut tallies: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for suite in &suites {
         let Some(toolset) = workspace.toolset(&suite.toolset) else {
             continue;
@@ -110,14 +107,6 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
                     options.max_turns,
                     fnv1a(&task.id),
                 ));
-                tallies
-                    .entry((id.clone(), suite.name.clone()))
-                    .or_default()
-                    .add(&outcome.verdict);
-                tallies
-                    .entry((id.clone(), "(all)".to_string()))
-                    .or_default()
-                    .add(&outcome.verdict);
                 folder.append(&TrialLine {
                     suite: &suite.name,
                     toolset: &suite.toolset,
@@ -138,15 +127,9 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
             }
         }
     }
-    let (markdown, json) = summary_table(&tallies);
-    folder.write(
-        "summary.md",
-        &format!("# mcpick run\n\nAccuracies with Wilson 95% intervals.\n\n{markdown}"),
-    )?;
-    folder.write(
-        "summary.json",
-        &serde_json::to_string_pretty(&json).unwrap_or_default(),
-    )?;
+    // The summary comes from trials.jsonl alone, exactly as `mcpick report` rebuilds it.
+    drop(folder);
+    let markdown = rebuild(&folder_path)?;
     writeln!(out, "\n{markdown}")?;
     writeln!(
         out,
@@ -185,6 +168,29 @@ fn utc_stamp(time: SystemTime) -> String {
         rest % 3600 / 60,
         rest % 60
     )
+}
+
+/// `mcpick report RUN_DIR`: rebuild every output of a run from its `trials.jsonl`.
+pub fn run_report(folder: &std::path::Path, out: &mut dyn Write) -> std::io::Result<Outcome> {
+    match rebuild(folder) {
+        Ok(markdown) => {
+            writeln!(out, "{markdown}")?;
+            writeln!(
+                out,
+                "rebuilt summary.json, summary.md and trials.csv in {}",
+                folder.display()
+            )?;
+            Ok(Outcome::Success)
+        }
+        Err(e) => {
+            writeln!(
+                out,
+                "mcpick report: cannot read {}: {e}",
+                folder.join("trials.jsonl").display()
+            )?;
+            Ok(Outcome::InvalidInput)
+        }
+    }
 }
 
 #[cfg(test)]

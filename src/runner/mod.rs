@@ -7,5 +7,5 @@
 mod output;
 mod trial;
 
-pub use output::{RunFolder, TrialLine, summary_table};
+pub use output::{RunFolder, TrialLine, rebuild};
 pub use trial::{TrialOutcome, run_trial};

@@ -1,8 +1,9 @@
 //! The run folder: `trials.jsonl` (one line per trial, appended and flushed as each finishes, so a
-//! crash loses nothing finished), `summary.json`, `summary.md`, and the same table for the terminal.
+//! crash loses nothing finished), and everything derived from it alone by `rebuild` — `summary.json`,
+//! `summary.md`, `trials.csv` — so `mcpick report` and a finished run produce the same outputs.
 
 use crate::score::{Interval, Outcome, Tally, Verdict};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -62,13 +63,125 @@ impl RunFolder {
     }
 }
 
-/// Tallies per (backend, suite), as a Markdown table and as JSON.
-pub fn summary_table(tallies: &BTreeMap<(String, String), Tally>) -> (String, serde_json::Value) {
+/// What `rebuild` reads back from each line of `trials.jsonl`.
+#[derive(Debug, Deserialize)]
+struct StoredTrial {
+    suite: String,
+    toolset: String,
+    task: String,
+    backend: String,
+    lang: String,
+    #[serde(flatten)]
+    verdict: Verdict,
+    calls: Vec<crate::score::ObservedCall>,
+    turns: usize,
+    latency_ms: f64,
+    input_tokens: u64,
+    output_tokens: u64,
+    backend_error: Option<String>,
+}
+
+/// One cell of the summary: a backend on a suite (or on all suites).
+#[derive(Default)]
+struct Cell {
+    tally: Tally,
+    latencies_ms: Vec<f64>,
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+/// Rebuilds `summary.json`, `summary.md` and `trials.csv` from `trials.jsonl` alone, and returns the
+/// Markdown table. A line that does not parse (a crash can cut the last one short) is skipped and
+/// counted in the summary, never fatal.
+pub fn rebuild(folder: &Path) -> std::io::Result<String> {
+    let text = std::fs::read_to_string(folder.join("trials.jsonl"))?;
+    let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
+    let mut csv = csv::Writer::from_path(folder.join("trials.csv"))?;
+    csv.write_record([
+        "suite",
+        "toolset",
+        "task",
+        "backend",
+        "lang",
+        "outcome",
+        "selection_correct",
+        "first_tool",
+        "self_corrected",
+        "calls",
+        "turns",
+        "latency_ms",
+        "input_tokens",
+        "output_tokens",
+        "backend_error",
+        "detail",
+    ])?;
+    let mut unreadable = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(trial) = serde_json::from_str::<StoredTrial>(line) else {
+            unreadable += 1;
+            continue;
+        };
+        let verdict = &trial.verdict;
+        csv.write_record([
+            trial.suite.as_str(),
+            &trial.toolset,
+            &trial.task,
+            &trial.backend,
+            &trial.lang,
+            verdict.outcome.as_str(),
+            &verdict
+                .selection_correct
+                .map_or(String::new(), |b| b.to_string()),
+            verdict.first_tool.as_deref().unwrap_or(""),
+            &verdict.self_corrected.to_string(),
+            &trial.calls.len().to_string(),
+            &trial.turns.to_string(),
+            &format!("{:.3}", trial.latency_ms),
+            &trial.input_tokens.to_string(),
+            &trial.output_tokens.to_string(),
+            trial.backend_error.as_deref().unwrap_or(""),
+            &verdict.detail,
+        ])?;
+        for suite in [trial.suite.clone(), "(all)".to_string()] {
+            let cell = cells.entry((trial.backend.clone(), suite)).or_default();
+            cell.tally.add(verdict);
+            cell.latencies_ms.push(trial.latency_ms);
+            cell.input_tokens += trial.input_tokens;
+            cell.output_tokens += trial.output_tokens;
+        }
+    }
+    csv.flush()?;
+    let (markdown, json) = summary_table(&mut cells);
+    let note = if unreadable > 0 {
+        format!("\n{unreadable} line(s) of trials.jsonl could not be read and are not counted.\n")
+    } else {
+        String::new()
+    };
+    std::fs::write(
+        folder.join("summary.md"),
+        format!("# mcpick run\n\nAccuracies with Wilson 95% intervals.\n\n{markdown}{note}"),
+    )?;
+    let summary = serde_json::json!({ "cells": json, "unreadable_lines": unreadable });
+    std::fs::write(
+        folder.join("summary.json"),
+        serde_json::to_string_pretty(&summary).unwrap_or_default(),
+    )?;
+    Ok(format!("{markdown}{note}"))
+}
+
+/// The cells as a Markdown table and as JSON.
+fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde_json::Value) {
     let mut markdown = String::from(
-        "| backend | suite | trials | accuracy | selection | tool + args | abstention P / R | errors |\n|---|---|---|---|---|---|---|---|\n",
+        "| backend | suite | trials | accuracy | selection | tool + args | abstention P / R | latency p50 / p95 | errors |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut json = Vec::new();
-    for ((backend, suite), tally) in tallies {
+    for ((backend, suite), cell) in cells.iter_mut() {
+        let tally = &cell.tally;
+        cell.latencies_ms.sort_by(f64::total_cmp);
+        let (p50, p95) = (
+            percentile(&cell.latencies_ms, 0.50),
+            percentile(&cell.latencies_ms, 0.95),
+        );
         let (accuracy, selection, full) = (
             tally.accuracy(),
             tally.selection_accuracy(),
@@ -76,7 +189,7 @@ pub fn summary_table(tallies: &BTreeMap<(String, String), Tally>) -> (String, se
         );
         let (precision, recall) = (tally.abstention_precision(), tally.abstention_recall());
         markdown.push_str(&format!(
-            "| {backend} | {suite} | {} | {} | {} | {} | {:.2} / {:.2} | {} |\n",
+            "| {backend} | {suite} | {} | {} | {} | {} | {:.2} / {:.2} | {p50:.0} / {p95:.0} ms | {} |\n",
             tally.trials(),
             percent(&accuracy),
             percent(&selection),
@@ -94,9 +207,20 @@ pub fn summary_table(tallies: &BTreeMap<(String, String), Tally>) -> (String, se
             "accuracy": accuracy, "selection_accuracy": selection, "full_accuracy": full,
             "abstention_precision": precision, "abstention_recall": recall,
             "self_correction": tally.self_correction_rate(),
+            "latency_ms": { "p50": p50, "p95": p95 },
+            "tokens": { "input": cell.input_tokens, "output": cell.output_tokens },
         }));
     }
     (markdown, serde_json::Value::Array(json))
+}
+
+/// Nearest-rank percentile of sorted values (0 when there are none).
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 fn percent(interval: &Interval) -> String {
@@ -106,4 +230,17 @@ fn percent(interval: &Interval) -> String {
         interval.low * 100.0,
         interval.high * 100.0
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let values: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(percentile(&values, 0.50), 10.0);
+        assert_eq!(percentile(&values, 0.95), 19.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
 }
