@@ -44,6 +44,8 @@ pub struct RegisteredTool {
     pub tool: Tool,
     pub input: Validator,
     pub output: Option<Validator>,
+    /// Each parameter's schema `default`, gathered once: response templates fill omitted arguments from it.
+    pub defaults: Map<String, Value>,
 }
 
 /// The tools one server exposes, in order, with validators compiled once.
@@ -75,10 +77,12 @@ impl ToolRegistry {
                 ),
                 None => None,
             };
+            let defaults = parameter_defaults(&tool.input_schema);
             registered.push(RegisteredTool {
                 tool,
                 input,
                 output,
+                defaults,
             });
         }
         Ok(ToolRegistry {
@@ -102,6 +106,16 @@ impl ToolRegistry {
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }
+}
+
+/// The `default` of each property of an input schema.
+fn parameter_defaults(schema: &Value) -> Map<String, Value> {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    properties
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, property)| property.get("default").map(|d| (name.clone(), d.clone())))
+        .collect()
 }
 
 /// Compiles a tool's input or output schema: a JSON object whose root type is "object".

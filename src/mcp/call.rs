@@ -58,7 +58,7 @@ pub enum CallPlan {
 pub struct PendingCall {
     tools: Arc<ServedTools>,
     name: String,
-    arguments: Value,
+    arguments: Map<String, Value>,
     progress_token: Option<Value>,
 }
 
@@ -90,13 +90,15 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
     if let Some(message) = validation_message(tool, &arguments) {
         return CallPlan::Ready(encode_result(id, &error_result(&message)));
     }
-    let Value::Object(object) = &arguments else {
+    let Value::Object(arguments) = arguments else {
         return invalid("Invalid params: \"arguments\" must be an object".into());
     };
-    let fixture = tools.fixtures && fixtures::is_fixture(&name);
-    let (response, latency_ms) = tool.tool.behavior.respond(object);
-    if !fixture && latency_ms == 0 {
-        return CallPlan::Ready(encode_result(id, &behavior_result(tool, response, object)));
+    let (response, latency_ms) = tool.tool.behavior.respond(&arguments);
+    if !tools.is_fixture(&name) && latency_ms == 0 {
+        return CallPlan::Ready(encode_result(
+            id,
+            &behavior_result(tool, response, &arguments),
+        ));
     }
     CallPlan::Later(PendingCall {
         tools,
@@ -114,8 +116,7 @@ pub async fn finish_call(call: ToolCall<'_>, pending: PendingCall) -> String {
         arguments,
         progress_token,
     } = pending;
-    let arguments = arguments.as_object().map_or_else(Map::new, Clone::clone);
-    if tools.fixtures
+    if tools.is_fixture(&name)
         && let Some(result) = fixtures::run(&name, &call, &arguments, progress_token.as_ref()).await
     {
         return encode_result(call.id, &result);
@@ -182,14 +183,14 @@ fn behavior_result(
     response: &Response,
     arguments: &Map<String, Value>,
 ) -> Value {
-    let defaults = parameter_defaults(&tool.tool.input_schema);
+    let defaults = &tool.defaults;
     match response {
         Response::Text {
             template,
             structured,
         } => {
             let mut content = vec![
-                json!({ "type": "text", "text": fill_template(template, arguments, &defaults) }),
+                json!({ "type": "text", "text": fill_template(template, arguments, defaults) }),
             ];
             if let Some(structured) = structured {
                 // Clients that ignore structuredContent still see the same data (MCP asks for this).
@@ -202,18 +203,9 @@ fn behavior_result(
             "content": [{ "type": "text", "text": structured.to_string() }],
             "structuredContent": structured,
         }),
-        Response::Error(template) => error_result(&fill_template(template, arguments, &defaults)),
+        Response::Error(template) => error_result(&fill_template(template, arguments, defaults)),
         Response::Echo => {
             json!({ "content": [{ "type": "text", "text": Value::Object(arguments.clone()).to_string() }] })
         }
     }
-}
-
-fn parameter_defaults(schema: &Value) -> Map<String, Value> {
-    let properties = schema.get("properties").and_then(Value::as_object);
-    properties
-        .into_iter()
-        .flatten()
-        .filter_map(|(name, property)| property.get("default").map(|d| (name.clone(), d.clone())))
-        .collect()
 }

@@ -130,27 +130,6 @@ fn text(text: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": text }] })
 }
 
-/// Whether `name` is one of the fixture tools.
-pub fn is_fixture(name: &str) -> bool {
-    FIXTURE_NAMES.contains(&name)
-}
-
-const FIXTURE_NAMES: [&str; 13] = [
-    "test_simple_text",
-    "test_image_content",
-    "test_audio_content",
-    "test_embedded_resource",
-    "test_multiple_content_types",
-    "test_tool_with_logging",
-    "test_error_handling",
-    "test_tool_with_progress",
-    "test_elicitation_sep1034_defaults",
-    "test_elicitation_sep1330_enums",
-    "test_sampling",
-    "test_elicitation",
-    "json_schema_2020_12_tool",
-];
-
 /// Runs a fixture tool; `None` when `name` is not one.
 pub async fn run(
     name: &str,
@@ -338,19 +317,4 @@ async fn elicit(call: &ToolCall<'_>, message: &str, requested_schema: Value) -> 
 
 fn client_refused(what: &str, why: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": format!("The client did not complete {what}: {why}") }], "isError": true })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_fixture_list_names_exactly_the_fixture_tools() {
-        let mut defined: Vec<String> = tools().into_iter().map(|t| t.name).collect();
-        let mut listed: Vec<String> = FIXTURE_NAMES.iter().map(|n| n.to_string()).collect();
-        defined.sort();
-        listed.sort();
-        assert_eq!(defined, listed);
-        assert!(!is_fixture("get_weather"));
-    }
 }

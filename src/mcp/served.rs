@@ -5,6 +5,8 @@
 use crate::model::Tool;
 use crate::registry::{RegistryError, ToolRegistry};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 pub struct ServedTools {
     pub registry: ToolRegistry,
@@ -13,8 +15,8 @@ pub struct ServedTools {
     /// The whole single-page `tools/list` result, built once.
     full_list: String,
     pub generation: u64,
-    /// Whether the conformance fixture tools are served (their calls run `fixtures`, not a behaviour).
-    pub fixtures: bool,
+    /// The conformance fixture tools among them (their calls run `fixtures`, not a behaviour).
+    fixture_names: HashSet<String>,
 }
 
 impl ServedTools {
@@ -31,17 +33,24 @@ impl ServedTools {
             tool_json,
             full_list,
             generation: 0,
-            fixtures: false,
+            fixture_names: HashSet::new(),
         })
     }
 
     /// Adds the conformance suite's fixture tools (see `fixtures`).
     pub fn with_fixtures(tools: Vec<Tool>) -> Result<ServedTools, RegistryError> {
+        let fixtures = super::fixtures::tools();
+        let fixture_names = fixtures.iter().map(|t| t.name.clone()).collect();
         let mut all = tools;
-        all.extend(super::fixtures::tools());
+        all.extend(fixtures);
         let mut served = ServedTools::new(all)?;
-        served.fixtures = true;
+        served.fixture_names = fixture_names;
         Ok(served)
+    }
+
+    /// Whether `name` is a conformance fixture served by `with_fixtures`.
+    pub fn is_fixture(&self, name: &str) -> bool {
+        self.fixture_names.contains(name)
     }
 
     pub fn with_generation(mut self, generation: u64) -> ServedTools {
@@ -54,7 +63,7 @@ impl ServedTools {
         &self,
         cursor: Option<&Value>,
         page_size: Option<usize>,
-    ) -> Result<String, String> {
+    ) -> Result<Cow<'_, str>, String> {
         let start = match cursor {
             None | Some(Value::Null) => 0,
             Some(Value::String(cursor)) => self.decode_cursor(cursor)?,
@@ -62,14 +71,17 @@ impl ServedTools {
         };
         let Some(size) = page_size.filter(|&s| s > 0) else {
             return if start == 0 {
-                Ok(self.full_list.clone())
+                Ok(Cow::Borrowed(&self.full_list))
             } else {
                 Err(stale())
             };
         };
         let end = (start + size).min(self.tool_json.len());
         let next = (end < self.tool_json.len()).then(|| self.encode_cursor(end));
-        Ok(list_result(&self.tool_json[start..end], next.as_deref()))
+        Ok(Cow::Owned(list_result(
+            &self.tool_json[start..end],
+            next.as_deref(),
+        )))
     }
 
     fn encode_cursor(&self, offset: usize) -> String {
@@ -120,4 +132,23 @@ fn list_result(tool_json: &[String], next_cursor: Option<&str>) -> String {
     }
     out.push('}');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixtures_are_known_by_the_names_they_were_added_with() {
+        let served = ServedTools::with_fixtures(Vec::new()).unwrap();
+        for tool in super::super::fixtures::tools() {
+            assert!(served.is_fixture(&tool.name), "{}", tool.name);
+        }
+        assert!(!served.is_fixture("get_weather"));
+        assert!(
+            !ServedTools::new(super::super::fixtures::tools())
+                .unwrap()
+                .is_fixture("test_simple_text")
+        );
+    }
 }
