@@ -107,17 +107,74 @@ pub struct ImportOptions {
     pub name: Option<String>,
 }
 
-#[derive(Debug, Clone, clap::Args)]
+/// Everything `mcpick run` is told. Stored in the run's manifest, so `--resume` repeats it exactly.
+#[derive(Debug, Clone, clap::Args, serde::Serialize, serde::Deserialize)]
 pub struct RunOptions {
     /// Suite files or directories [default: tasks/].
     pub paths: Vec<std::path::PathBuf>,
-    /// A backend to run, as KIND[:OPTION]: bm25, random, random:SEED, oracle. Repeat for several.
-    #[arg(long = "backend", value_name = "SPEC", required = true)]
+    /// A backend, as KIND[:OPTION]: bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL,
+    /// replay:RUN_DIR[#BACKEND], or the name of a profile in the config file. Repeat for several.
+    #[arg(
+        long = "backend",
+        value_name = "SPEC",
+        required_unless_present = "resume"
+    )]
     pub backends: Vec<String>,
     /// Model turns per trial (each turn may call tools; results go back to the model).
     #[arg(long, default_value_t = 4)]
     pub max_turns: usize,
     /// The run folder [default: reports/<UTC time>-<plan hash>].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    #[serde(skip)]
     pub out: Option<std::path::PathBuf>,
+    /// Finish an interrupted run: repeat the plan in DIR/manifest.json and run only the trials that
+    /// DIR/trials.jsonl lacks (other run options are taken from the manifest).
+    #[arg(long, value_name = "DIR")]
+    #[serde(skip)]
+    pub resume: Option<std::path::PathBuf>,
+    /// Backend profiles (TOML, `[backend.NAME]` tables) [default: mcpick.toml if it exists].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+    /// Base URL for openai and anthropic backends, e.g. http://127.0.0.1:8080/v1 for a local server.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key [default: OPENAI_API_KEY / ANTHROPIC_API_KEY].
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// Output token limit per model reply.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// Trials in flight at once, per backend.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: u32,
+    /// Request limit per backend, in requests per minute.
+    #[arg(long, value_name = "N")]
+    pub requests_per_minute: Option<u32>,
+    /// Token limit per backend, in (estimated input + output) tokens per minute.
+    #[arg(long, value_name = "N")]
+    pub tokens_per_minute: Option<u32>,
+    /// Seconds to wait for one model reply before it counts as a transient failure.
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Retries of a rate-limited or transiently failed request (jittered exponential backoff,
+    /// honouring Retry-After). After the last one the trial is scored `error`.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub max_retries: u32,
+    /// Stop starting trials once the run has cost this many US dollars (prices per model from the
+    /// built-in table, `--price` or the config file).
+    #[arg(long, value_name = "USD")]
+    pub budget: Option<f64>,
+    /// A price in US dollars per million tokens, input and output: SPEC=IN,OUT. Repeatable.
+    #[arg(long, value_name = "SPEC=IN,OUT")]
+    pub price: Vec<String>,
+    /// Do not read or write the response cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The response cache [default: $MCPICK_CACHE_DIR or ~/.cache/mcpick, file responses.sqlite].
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<std::path::PathBuf>,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    #[serde(skip)]
+    pub no_progress: bool,
 }

@@ -197,6 +197,7 @@ mod tests {
             messages: &messages,
             tools: &tools,
             task: &task,
+            suite: "test",
             seed: 0,
         });
         assert_eq!(reply.calls.len(), 1, "{reply:?}");
@@ -214,6 +215,7 @@ mod tests {
             messages: &messages,
             tools: &tools,
             task: &task,
+            suite: "test",
             seed: 0,
         });
         assert!(

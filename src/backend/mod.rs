@@ -3,13 +3,24 @@
 //! kinds (`AnyBackend`). This module owns the provider-neutral message types; each backend turns them
 //! into its own wire format. Backends never call tools: the runner does, through the MCP client.
 
+mod anthropic;
 mod bm25;
+mod hosted;
+mod openai;
 mod oracle;
+mod provider_names;
 mod random;
+mod replay;
 
+pub use anthropic::AnthropicBackend;
 pub use bm25::Bm25Backend;
+pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
+pub use openai::OpenAiBackend;
 pub use oracle::OracleBackend;
+pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
+pub(crate) use random::splitmix64;
+pub use replay::ReplayBackend;
 
 use crate::model::Task;
 use crate::score::CallArguments;
@@ -52,8 +63,10 @@ pub struct Turn<'a> {
     pub messages: &'a [ChatMessage],
     /// The tools as `tools/list` returned them (MCP `Tool` objects).
     pub tools: &'a [Value],
-    /// The task, which only the `oracle` may read.
+    /// The task, which only the `oracle` (and `replay`, for its id) may read.
     pub task: &'a Task,
+    /// The suite the task belongs to.
+    pub suite: &'a str,
     /// A per-trial seed, for backends that draw at random.
     pub seed: u64,
 }
@@ -74,8 +87,10 @@ pub enum BackendError {
     RateLimited { retry_after_ms: Option<u64> },
     #[error("transient failure: {0}")]
     Transient(String),
-    #[error("authentication failed: set the environment variable {env_var}")]
-    Auth { env_var: String },
+    #[error(
+        "authentication failed ({detail}): check the key in the environment variable {env_var}"
+    )]
+    Auth { env_var: String, detail: String },
     #[error("the provider rejected the request: {0}")]
     BadRequest(String),
     #[error("the provider's reply could not be decoded: {0}")]
@@ -85,7 +100,9 @@ pub enum BackendError {
 /// A backend spec from the command line that cannot be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SpecError {
-    #[error("unknown backend {0:?}: use bm25, random, random:SEED or oracle")]
+    #[error(
+        "unknown backend {0:?}: use bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL, replay:RUN_DIR[#BACKEND] or a profile from the config file"
+    )]
     Unknown(String),
     #[error("backend {spec:?}: {reason}")]
     Invalid { spec: String, reason: String },
@@ -97,15 +114,69 @@ pub enum AnyBackend {
     Bm25(Bm25Backend),
     Random(RandomBackend),
     Oracle(OracleBackend),
+    OpenAi(OpenAiBackend),
+    Anthropic(AnthropicBackend),
+    Replay(ReplayBackend),
+}
+
+/// Settings the command line gives hosted backends.
+#[derive(Debug, Clone, Default)]
+pub struct HostedOptions {
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    pub max_tokens: Option<u32>,
 }
 
 impl AnyBackend {
     /// Parses `kind[:option]` as given on the command line.
-    pub fn parse(spec: &str) -> Result<AnyBackend, SpecError> {
+    pub fn parse(spec: &str, hosted: &HostedOptions) -> Result<AnyBackend, SpecError> {
         let (kind, option) = spec
             .split_once(':')
             .map_or((spec, None), |(k, o)| (k, Some(o)));
+        let invalid = |reason: String| SpecError::Invalid {
+            spec: spec.into(),
+            reason,
+        };
+        let hosted_config = |model: &str, base: &str, env: &str| {
+            let mut config = HostedConfig::new(
+                model,
+                hosted.base_url.as_deref(),
+                base,
+                hosted.api_key_env.as_deref(),
+                env,
+            )
+            .map_err(invalid)?;
+            if let Some(max_tokens) = hosted.max_tokens {
+                config.max_tokens = max_tokens;
+            }
+            Ok::<_, SpecError>(config)
+        };
         match (kind, option) {
+            ("openai", Some(model)) => {
+                let config =
+                    hosted_config(model, openai::DEFAULT_BASE_URL, openai::DEFAULT_API_KEY_ENV)?;
+                OpenAiBackend::new(config)
+                    .map(AnyBackend::OpenAi)
+                    .map_err(invalid)
+            }
+            ("anthropic", Some(model)) => {
+                let config = hosted_config(
+                    model,
+                    anthropic::DEFAULT_BASE_URL,
+                    anthropic::DEFAULT_API_KEY_ENV,
+                )?;
+                AnthropicBackend::new(config)
+                    .map(AnyBackend::Anthropic)
+                    .map_err(invalid)
+            }
+            ("replay", Some(source)) => {
+                let (folder, backend) = source
+                    .split_once('#')
+                    .map_or((source, None), |(f, b)| (f, Some(b)));
+                ReplayBackend::load(std::path::Path::new(folder), backend)
+                    .map(AnyBackend::Replay)
+                    .map_err(invalid)
+            }
             ("bm25", None) => Ok(AnyBackend::Bm25(Bm25Backend::default())),
             ("oracle", None) => Ok(AnyBackend::Oracle(OracleBackend)),
             ("random", None) => Ok(AnyBackend::Random(RandomBackend::new(0))),
@@ -132,6 +203,30 @@ impl AnyBackend {
                 }
             }
             AnyBackend::Oracle(_) => "oracle".into(),
+            AnyBackend::OpenAi(b) => format!("openai:{}", b.config.model),
+            AnyBackend::Anthropic(b) => format!("anthropic:{}", b.config.model),
+            AnyBackend::Replay(b) => format!("replay:{}", b.recorded),
+        }
+    }
+
+    /// The hosted model's settings, for backends that call a network API (cached, rate-limited,
+    /// priced); `None` for the offline ones.
+    pub fn hosted(&self) -> Option<&HostedConfig> {
+        match self {
+            AnyBackend::OpenAi(b) => Some(&b.config),
+            AnyBackend::Anthropic(b) => Some(&b.config),
+            _ => None,
+        }
+    }
+
+    /// Provider tool names that differ from the MCP names, as (MCP, provider); empty for backends
+    /// that take MCP names as they are.
+    pub fn renamed_tools(&self, tools: &[Value]) -> Vec<(String, String)> {
+        match self {
+            AnyBackend::OpenAi(_) | AnyBackend::Anthropic(_) => {
+                ToolNameMap::new(tools.iter().filter_map(|t| t["name"].as_str())).renamed()
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -141,6 +236,9 @@ impl AnyBackend {
             AnyBackend::Bm25(b) => Ok(b.complete(turn)),
             AnyBackend::Random(b) => Ok(b.complete(turn)),
             AnyBackend::Oracle(b) => Ok(b.complete(turn)),
+            AnyBackend::OpenAi(b) => b.complete(turn).await,
+            AnyBackend::Anthropic(b) => b.complete(turn).await,
+            AnyBackend::Replay(b) => b.complete(turn),
         }
     }
 }

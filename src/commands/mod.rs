@@ -30,6 +30,11 @@ pub enum Outcome {
     Findings,
     /// Exit 2: the input files are invalid.
     InvalidInput,
+    /// Exit 3: the run stopped with trials left (a backend's key was rejected, the budget was
+    /// spent); `--resume` finishes it.
+    Incomplete,
+    /// Exit 130 (the shell's code for SIGINT): stopped by Ctrl-C; `--resume` finishes it.
+    Interrupted,
 }
 
 impl Outcome {
@@ -38,6 +43,8 @@ impl Outcome {
             Outcome::Success => 0,
             Outcome::Findings => 1,
             Outcome::InvalidInput => 2,
+            Outcome::Incomplete => 3,
+            Outcome::Interrupted => 130,
         }
     }
 }

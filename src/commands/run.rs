@@ -2,148 +2,152 @@
 //! session of its suite's toolset; the run folder is written as trials finish, then the summary.
 
 use super::Outcome;
-use crate::backend::AnyBackend;
 use crate::cli::RunOptions;
-use crate::load::Workspace;
-use crate::mcp::{McpServer, ServedTools, ServerConfig};
-use crate::runner::{RunFolder, TrialLine, rebuild, run_trial};
+use crate::runner::{RunFolder, RunPlan, execute, finished_trials, options_from_manifest, rebuild};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outcome> {
     let started = Instant::now();
-    let mut backends = Vec::new();
-    for spec in &options.backends {
-        match AnyBackend::parse(spec) {
-            Ok(backend) => backends.push(backend),
+    let (options, folder_path, resuming) = match &options.resume {
+        Some(folder) => match options_from_manifest(folder) {
+            Ok(mut recorded) => {
+                if !options.backends.is_empty() || !options.paths.is_empty() {
+                    writeln!(
+                        out,
+                        "mcpick run: --resume repeats the recorded plan; drop the suites and --backend arguments"
+                    )?;
+                    return Ok(Outcome::InvalidInput);
+                }
+                // How the resumed run is shown and paid for may change; what it runs may not.
+                recorded.no_progress = options.no_progress;
+                recorded.budget = options.budget.or(recorded.budget);
+                (recorded, folder.clone(), true)
+            }
             Err(e) => {
-                writeln!(out, "mcpick run: {e}")?;
+                writeln!(out, "mcpick run: cannot resume: {e}")?;
                 return Ok(Outcome::InvalidInput);
             }
+        },
+        None => (options.clone(), PathBuf::new(), false),
+    };
+    let plan = match RunPlan::resolve(&options) {
+        Ok(plan) => Arc::new(plan),
+        Err(problems) => {
+            for problem in &problems.0 {
+                writeln!(out, "{problem}")?;
+            }
+            writeln!(out, "mcpick run: nothing was run")?;
+            return Ok(Outcome::InvalidInput);
         }
-    }
-    let mut paths = vec![PathBuf::from("toolsets")];
-    paths.extend(if options.paths.is_empty() {
-        vec![PathBuf::from("tasks")]
+    };
+    let folder_path = if resuming {
+        folder_path
     } else {
-        options.paths.clone()
-    });
-    let workspace = Workspace::load(&paths);
-    if workspace.has_errors() {
-        for d in workspace
-            .files
-            .iter()
-            .flat_map(|f| &f.diagnostics)
-            .filter(|d| d.is_error())
-        {
-            writeln!(out, "{d}")?;
-        }
-        writeln!(
-            out,
-            "mcpick run: fix the files above first (`mcpick validate` checks them)"
-        )?;
-        return Ok(Outcome::InvalidInput);
-    }
-    let mut suites: Vec<_> = workspace.suites.iter().collect();
-    suites.sort_by(|a, b| a.name.cmp(&b.name));
-    let trials: usize = suites.iter().map(|s| s.tasks.len()).sum::<usize>() * backends.len();
-    let plan = format!(
-        "{:?}|{:?}|{}",
-        options.backends,
-        suites.iter().map(|s| &s.name).collect::<Vec<_>>(),
-        options.max_turns
-    );
-    let folder_path = options.out.clone().unwrap_or_else(|| {
-        PathBuf::from(format!(
-            "reports/{}-{:08x}",
-            utc_stamp(SystemTime::now()),
-            fnv1a(&plan) as u32
-        ))
-    });
+        options.out.clone().unwrap_or_else(|| {
+            PathBuf::from(format!(
+                "reports/{}-{}",
+                utc_stamp(SystemTime::now()),
+                plan.hash
+            ))
+        })
+    };
     let mut folder = RunFolder::create(&folder_path)?;
+    let done = finished_trials(&folder_path)?;
+    let all = plan.trials();
+    let pending: Vec<_> = all
+        .iter()
+        .copied()
+        .filter(|t| !done.contains(&plan.key(*t)))
+        .collect();
+    let mut manifest = plan.manifest.clone();
+    if resuming {
+        let previous: serde_json::Value =
+            std::fs::read_to_string(folder_path.join("manifest.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok())
+                .unwrap_or_default();
+        if previous["plan_hash"] != manifest["plan_hash"] {
+            writeln!(
+                out,
+                "warning: the suites, toolsets or options changed since this run started (plan {} → {}); finished trials are kept as they are",
+                previous["plan_hash"], manifest["plan_hash"]
+            )?;
+        }
+        let mut resumes = previous["resumed"].as_array().cloned().unwrap_or_default();
+        resumes.push(serde_json::json!(utc_stamp(SystemTime::now())));
+        manifest["resumed"] = serde_json::Value::Array(resumes);
+        manifest["started"] = previous["started"].clone();
+    } else {
+        manifest["started"] = serde_json::json!(utc_stamp(SystemTime::now()));
+    }
     folder.write(
         "manifest.json",
-        &serde_json::to_string_pretty(&serde_json::json!({
-            "mcpick_version": env!("CARGO_PKG_VERSION"),
-            "command": std::env::args().collect::<Vec<_>>(),
-            "backends": options.backends,
-            "suites": suites.iter().map(|s| serde_json::json!({"suite": s.name, "toolset": s.toolset, "tasks": s.tasks.len(), "file": s.source})).collect::<Vec<_>>(),
-            "max_turns": options.max_turns,
-            "trials": trials,
-        }))
-        .unwrap_or_default(),
+        &serde_json::to_string_pretty(&manifest).unwrap_or_default(),
     )?;
     writeln!(
         out,
-        "running {trials} trials ({} suites × {} backends) into {}",
-        suites.len(),
-        backends.len(),
+        "running {} trials ({} suites × {} backends{}) into {}",
+        pending.len(),
+        plan.suites.len(),
+        plan.lanes.len(),
+        if pending.len() < all.len() {
+            format!("; {} already done", all.len() - pending.len())
+        } else {
+            String::new()
+        },
         folder_path.display()
     )?;
-
+    out.flush()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    for suite in &suites {
-        let Some(toolset) = workspace.toolset(&suite.toolset) else {
-            continue;
-        };
-        let served = match ServedTools::new(toolset.tools.clone()) {
-            Ok(served) => served,
-            Err(e) => {
-                writeln!(out, "{}: cannot serve: {e}", toolset.source.display())?;
-                return Ok(Outcome::InvalidInput);
-            }
-        };
-        let server = McpServer::new(ServerConfig::default(), served);
-        for backend in &backends {
-            let id = backend.id();
-            for task in &suite.tasks {
-                let outcome = runtime.block_on(run_trial(
-                    &server,
-                    backend,
-                    task,
-                    options.max_turns,
-                    fnv1a(&task.id),
-                ));
-                folder.append(&TrialLine {
-                    suite: &suite.name,
-                    toolset: &suite.toolset,
-                    task: &task.id,
-                    backend: &id,
-                    lang: &task.lang,
-                    tags: &task.tags,
-                    verdict: &outcome.verdict,
-                    calls: &outcome.record.calls,
-                    shown_tools: outcome.record.shown_tools.len(),
-                    turns: outcome.turns,
-                    latency_ms: outcome.latency_ms,
-                    input_tokens: outcome.input_tokens,
-                    output_tokens: outcome.output_tokens,
-                    backend_error: outcome.record.backend_error.as_deref(),
-                    transcript: &outcome.transcript,
-                })?;
-            }
-        }
-    }
+    let execution = runtime.block_on(execute(
+        Arc::clone(&plan),
+        pending.clone(),
+        &mut folder,
+        !options.no_progress,
+    ))?;
+    // Trials abandoned at Ctrl-C may still hold the runtime; do not wait for them.
+    runtime.shutdown_background();
     // The summary comes from trials.jsonl alone, exactly as `mcpick report` rebuilds it.
     drop(folder);
     let markdown = rebuild(&folder_path)?;
     writeln!(out, "\n{markdown}")?;
+    let missing = pending.len() - execution.finished;
     writeln!(
         out,
-        "{trials} trials in {:.1} s; results in {}",
+        "{} trials in {:.1} s (${:.4}); results in {}",
+        execution.finished,
         started.elapsed().as_secs_f64(),
+        execution.cost_usd,
         folder_path.display()
     )?;
-    Ok(Outcome::Success)
-}
-
-/// A stable 64-bit hash (FNV-1a) for seeds and folder names.
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    for (backend, reason) in &execution.halted {
+        writeln!(out, "backend {backend} was stopped: {reason}")?;
+    }
+    if execution.budget_reached {
+        writeln!(
+            out,
+            "the budget of ${:.2} is spent",
+            options.budget.unwrap_or(0.0)
+        )?;
+    }
+    if missing > 0 {
+        writeln!(
+            out,
+            "{missing} trials were not run; finish them with: mcpick run --resume {}",
+            folder_path.display()
+        )?;
+    }
+    Ok(if execution.interrupted {
+        Outcome::Interrupted
+    } else if missing > 0 {
+        Outcome::Incomplete
+    } else {
+        Outcome::Success
     })
 }
 

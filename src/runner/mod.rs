@@ -1,11 +1,22 @@
-//! Running trials: for each suite, its toolset is served by one `McpServer`; each trial (task ×
-//! backend) opens a fresh MCP session on the in-memory transport, lets the backend take turns — tool
-//! calls go through `tools/call`, results (including `isError` ones) go back to the model — up to a
-//! turn limit, then scores what happened. Results are written as they come (`output`), so a crash
-//! loses nothing finished.
+//! Running trials: the plan (`plan`) is resolved once; each suite's toolset is served by one
+//! `McpServer`; each trial (task × backend) opens a fresh MCP session on the in-memory transport,
+//! lets the backend take turns through its lane (`lane`: cache, rate limits, timeout, retries) —
+//! tool calls go through `tools/call`, results (including `isError` ones) go back to the model — up
+//! to a turn limit, then scores what happened. `schedule` runs the lanes concurrently and writes
+//! each trial as it finishes (`output`), so a crash or Ctrl-C loses nothing finished.
 
+mod cache;
+mod lane;
 mod output;
+mod plan;
+mod price;
+mod schedule;
 mod trial;
 
-pub use output::{RunFolder, TrialLine, rebuild};
-pub use trial::{TrialOutcome, run_trial};
+pub use cache::ResponseCache;
+pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
+pub use output::{RunFolder, TrialLine, finished_trials, rebuild};
+pub use plan::{PlanError, PlannedTrial, RunPlan, TrialKey, fnv1a, options_from_manifest};
+pub use price::{Price, list_price};
+pub use schedule::{Execution, execute};
+pub use trial::{Halt, TrialOutcome, run_trial};

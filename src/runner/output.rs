@@ -22,10 +22,19 @@ pub struct TrialLine<'a> {
     pub verdict: &'a Verdict,
     pub calls: &'a [crate::score::ObservedCall],
     pub shown_tools: usize,
+    /// Tools shown to the model under another name (provider naming rules), as (MCP, provider).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub renamed_tools: &'a [(String, String)],
     pub turns: usize,
     pub latency_ms: f64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Requests sent to the backend, retries included.
+    pub requests: u32,
+    pub retries: u32,
+    /// Replies served from the response cache.
+    pub cached_replies: u32,
+    pub cost_usd: f64,
     pub backend_error: Option<&'a str>,
     pub transcript: &'a [crate::backend::ChatMessage],
 }
@@ -37,8 +46,11 @@ pub struct RunFolder {
 }
 
 impl RunFolder {
+    /// Opens (creating if needed) a run folder for appending. A last line cut short by a crash is
+    /// removed first, so the next record starts on a line of its own.
     pub fn create(path: &Path) -> std::io::Result<RunFolder> {
         std::fs::create_dir_all(path)?;
+        drop_partial_last_line(&path.join("trials.jsonl"))?;
         let trials = BufWriter::new(
             File::options()
                 .create(true)
@@ -63,6 +75,48 @@ impl RunFolder {
     }
 }
 
+/// Cuts a file after its last newline: a line without one was being written when the run died.
+fn drop_partial_last_line(path: &Path) -> std::io::Result<()> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(());
+    };
+    let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    if keep < bytes.len() {
+        File::options()
+            .write(true)
+            .open(path)?
+            .set_len(keep as u64)?;
+    }
+    Ok(())
+}
+
+/// The trials a run folder already holds, as (suite, task, backend): what `--resume` skips. A line
+/// that does not parse is not a finished trial, so that trial runs again.
+pub fn finished_trials(
+    folder: &Path,
+) -> std::io::Result<std::collections::HashSet<super::TrialKey>> {
+    #[derive(Deserialize)]
+    struct Key {
+        suite: String,
+        task: String,
+        backend: String,
+    }
+    let text = match std::fs::read_to_string(folder.join("trials.jsonl")) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e),
+    };
+    Ok(text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Key>(line).ok())
+        .map(|k| super::TrialKey {
+            suite: k.suite,
+            task: k.task,
+            backend: k.backend,
+        })
+        .collect())
+}
+
 /// What `rebuild` reads back from each line of `trials.jsonl`.
 #[derive(Debug, Deserialize)]
 struct StoredTrial {
@@ -78,6 +132,10 @@ struct StoredTrial {
     latency_ms: f64,
     input_tokens: u64,
     output_tokens: u64,
+    #[serde(default)]
+    retries: u32,
+    #[serde(default)]
+    cost_usd: f64,
     backend_error: Option<String>,
 }
 
@@ -88,6 +146,8 @@ struct Cell {
     latencies_ms: Vec<f64>,
     input_tokens: u64,
     output_tokens: u64,
+    retries: u64,
+    cost_usd: f64,
 }
 
 /// Rebuilds `summary.json`, `summary.md` and `trials.csv` from `trials.jsonl` alone, and returns the
@@ -112,6 +172,8 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         "latency_ms",
         "input_tokens",
         "output_tokens",
+        "retries",
+        "cost_usd",
         "backend_error",
         "detail",
     ])?;
@@ -139,6 +201,8 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             &format!("{:.3}", trial.latency_ms),
             &trial.input_tokens.to_string(),
             &trial.output_tokens.to_string(),
+            &trial.retries.to_string(),
+            &format!("{:.6}", trial.cost_usd),
             trial.backend_error.as_deref().unwrap_or(""),
             &verdict.detail,
         ])?;
@@ -148,6 +212,8 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             cell.latencies_ms.push(trial.latency_ms);
             cell.input_tokens += trial.input_tokens;
             cell.output_tokens += trial.output_tokens;
+            cell.retries += u64::from(trial.retries);
+            cell.cost_usd += trial.cost_usd;
         }
     }
     csv.flush()?;
@@ -172,7 +238,7 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
 /// The cells as a Markdown table and as JSON.
 fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde_json::Value) {
     let mut markdown = String::from(
-        "| backend | suite | trials | accuracy | selection | tool + args | abstention P / R | latency p50 / p95 | errors |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| backend | suite | trials | accuracy | selection | tool + args | abstention P / R | latency p50 / p95 | tokens in / out | cost | errors |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut json = Vec::new();
     for ((backend, suite), cell) in cells.iter_mut() {
@@ -189,13 +255,16 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde
         );
         let (precision, recall) = (tally.abstention_precision(), tally.abstention_recall());
         markdown.push_str(&format!(
-            "| {backend} | {suite} | {} | {} | {} | {} | {:.2} / {:.2} | {p50:.0} / {p95:.0} ms | {} |\n",
+            "| {backend} | {suite} | {} | {} | {} | {} | {:.2} / {:.2} | {p50:.0} / {p95:.0} ms | {} / {} | ${:.4} | {} |\n",
             tally.trials(),
             percent(&accuracy),
             percent(&selection),
             percent(&full),
             precision.estimate,
             recall.estimate,
+            cell.input_tokens,
+            cell.output_tokens,
+            cell.cost_usd,
             tally.count(Outcome::Error)
         ));
         let counts: BTreeMap<&str, u64> = Outcome::ALL
@@ -209,6 +278,8 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde
             "self_correction": tally.self_correction_rate(),
             "latency_ms": { "p50": p50, "p95": p95 },
             "tokens": { "input": cell.input_tokens, "output": cell.output_tokens },
+            "cost_usd": cell.cost_usd,
+            "retries": cell.retries,
         }));
     }
     (markdown, serde_json::Value::Array(json))

@@ -1,6 +1,7 @@
 //! One trial: a fresh MCP session, the backend's turns, the calls executed through the server, the verdict.
 
-use crate::backend::{AnyBackend, ChatMessage, Turn};
+use super::lane::BackendLane;
+use crate::backend::{BackendError, ChatMessage, Turn};
 use crate::mcp::McpServer;
 use crate::mcp::client::{ClientError, McpClient};
 use crate::mcp::duplex::connect_in_memory;
@@ -20,20 +21,36 @@ pub struct TrialOutcome {
     pub latency_ms: f64,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Requests sent to the backend, retries included.
+    pub requests: u32,
+    pub retries: u32,
+    /// Replies the response cache supplied.
+    pub cached_replies: u32,
+    pub cost_usd: f64,
+    /// Tools the backend showed under another name, as (MCP name, provider name).
+    pub renamed_tools: Vec<(String, String)>,
 }
+
+/// A trial that cannot be scored because the backend itself is unusable (a rejected key): it is not
+/// recorded, so `--resume` runs it once the key is fixed.
+#[derive(Debug, Clone)]
+pub struct Halt(pub BackendError);
 
 /// Runs one task against one backend on a fresh session of `server`.
 pub async fn run_trial(
     server: &Arc<McpServer>,
-    backend: &AnyBackend,
+    lane: &BackendLane,
+    suite: &str,
     task: &Task,
     max_turns: usize,
     seed: u64,
-) -> TrialOutcome {
+) -> Result<TrialOutcome, Halt> {
     let started = Instant::now();
     let mut record = TrialRecord::default();
     let mut transcript = initial_messages(task);
     let (mut turns, mut input_tokens, mut output_tokens) = (0, 0, 0);
+    let (mut requests, mut retries, mut cached_replies, mut cost_usd) = (0, 0, 0, 0.0);
+    let mut renamed_tools = Vec::new();
     match connect_in_memory(Arc::clone(server)).await {
         Err(e) => record.backend_error = Some(format!("MCP session failed: {e}")),
         Ok(client) => match client.list_tools().await {
@@ -43,16 +60,24 @@ pub async fn run_trial(
                     .iter()
                     .filter_map(|t| t["name"].as_str().map(str::to_string))
                     .collect();
+                renamed_tools = lane.backend.renamed_tools(&tools);
                 while turns < max_turns {
                     turns += 1;
                     let turn = Turn {
                         messages: &transcript,
                         tools: &tools,
                         task,
+                        suite,
                         seed,
                     };
-                    let reply = match backend.complete(turn).await {
+                    let (result, cost) = lane.complete(turn).await;
+                    requests += cost.requests;
+                    retries += cost.retries;
+                    cached_replies += u32::from(cost.cached);
+                    cost_usd += cost.usd;
+                    let reply = match result {
                         Ok(reply) => reply,
+                        Err(e @ BackendError::Auth { .. }) => return Err(Halt(e)),
                         Err(e) => {
                             record.backend_error = Some(e.to_string());
                             break;
@@ -88,7 +113,7 @@ pub async fn run_trial(
         },
     }
     let verdict = score(&task.expectation, &record);
-    TrialOutcome {
+    Ok(TrialOutcome {
         record,
         verdict,
         transcript,
@@ -96,7 +121,12 @@ pub async fn run_trial(
         latency_ms: started.elapsed().as_secs_f64() * 1000.0,
         input_tokens,
         output_tokens,
-    }
+        requests,
+        retries,
+        cached_replies,
+        cost_usd,
+        renamed_tools,
+    })
 }
 
 /// Executes one call through MCP: (text for the model, whether it is an error, whether it ran).

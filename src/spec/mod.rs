@@ -3,11 +3,13 @@
 //! typo is an error with a line number. Meaning and cross-checks live in `load`; this module must not
 //! read files or judge values.
 
+mod config;
 mod located;
 mod suite;
 mod toolset;
 mod variant;
 
+pub use config::{BackendProfile, ConfigFile};
 pub use located::{Located, with_toml_spans};
 pub use suite::{ExpectedCallSpec, MessageSpec, SuiteFile, TaskSpec};
 pub use toolset::{BehaviorSpec, ResponseRuleSpec, ToolSpec, ToolsetFile};

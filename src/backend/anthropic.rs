@@ -1,0 +1,190 @@
+//! `anthropic:MODEL`: the Messages API (`POST /v1/messages`, `anthropic-version: 2023-06-01`) with
+//! `tools`; the model answers with `tool_use` blocks and gets `tool_result` blocks back (all results
+//! of one turn in one user message, as the API requires), `is_error` set for tool errors.
+
+use super::hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, error_for_status, retry_after};
+use super::provider_names::ToolNameMap;
+use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
+use crate::score::CallArguments;
+use serde_json::{Value, json};
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const DEFAULT_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
+const API_VERSION: &str = "2023-06-01";
+
+#[derive(Debug, Clone)]
+pub struct AnthropicBackend {
+    pub config: HostedConfig,
+    http: reqwest::Client,
+}
+
+impl AnthropicBackend {
+    pub fn new(config: HostedConfig) -> Result<AnthropicBackend, String> {
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(AnthropicBackend { config, http })
+    }
+
+    /// The request body for one turn.
+    pub fn request_body(&self, turn: &Turn<'_>, names: &ToolNameMap) -> Value {
+        let mut system = Vec::new();
+        let mut messages: Vec<Value> = Vec::new();
+        for message in turn.messages {
+            match message {
+                ChatMessage::System { content } => system.push(content.as_str()),
+                ChatMessage::User { content } => {
+                    messages.push(json!({"role": "user", "content": content}));
+                }
+                ChatMessage::Assistant { text, calls } => {
+                    let mut blocks = Vec::new();
+                    if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
+                        blocks.push(json!({"type": "text", "text": text}));
+                    }
+                    for call in calls {
+                        // The API only takes an object here; malformed input was never executed.
+                        let input = match &call.arguments {
+                            CallArguments::Parsed(map) => Value::Object(map.clone()),
+                            CallArguments::Malformed { .. } => json!({}),
+                        };
+                        blocks.push(json!({"type": "tool_use", "id": call.id,
+                            "name": names.to_provider(&call.tool), "input": input}));
+                    }
+                    if blocks.is_empty() {
+                        blocks.push(json!({"type": "text", "text": "(no reply)"}));
+                    }
+                    messages.push(json!({"role": "assistant", "content": blocks}));
+                }
+                ChatMessage::Tool {
+                    call_id,
+                    content,
+                    is_error,
+                    ..
+                } => {
+                    let block = json!({"type": "tool_result", "tool_use_id": call_id,
+                        "content": content, "is_error": is_error});
+                    // Results of one turn share a user message.
+                    match messages.last_mut() {
+                        Some(last)
+                            if last["role"] == "user"
+                                && last["content"][0]["type"] == "tool_result" =>
+                        {
+                            if let Some(blocks) = last["content"].as_array_mut() {
+                                blocks.push(block);
+                            }
+                        }
+                        _ => messages.push(json!({"role": "user", "content": [block]})),
+                    }
+                }
+            }
+        }
+        let system = if system.is_empty() {
+            DEFAULT_SYSTEM_PROMPT.to_string()
+        } else {
+            system.join("\n\n")
+        };
+        let mut body = json!({
+            "model": self.config.model,
+            "max_tokens": self.config.max_tokens,
+            "temperature": self.config.temperature,
+            "system": system,
+            "messages": messages,
+        });
+        let tools: Vec<Value> = turn
+            .tools
+            .iter()
+            .map(|tool| {
+                let mut t = json!({
+                    "name": names.to_provider(tool["name"].as_str().unwrap_or_default()),
+                    "input_schema": tool["inputSchema"],
+                });
+                if let Some(description) = tool["description"].as_str() {
+                    t["description"] = json!(description);
+                }
+                t
+            })
+            .collect();
+        if !tools.is_empty() {
+            body["tools"] = json!(tools);
+        }
+        body
+    }
+
+    pub async fn complete(&self, turn: Turn<'_>) -> Result<Reply, BackendError> {
+        let names = ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
+        let mut request = self
+            .http
+            .post(format!("{}/v1/messages", self.config.base_url))
+            .header("anthropic-version", API_VERSION)
+            .json(&self.request_body(&turn, &names));
+        if let Some(key) = &self.config.api_key {
+            request = request.header("x-api-key", key);
+        }
+        let response = request.send().await.map_err(|e| {
+            BackendError::Transient(if e.is_connect() {
+                format!("cannot connect: {e}")
+            } else {
+                format!("HTTP failure: {e}")
+            })
+        })?;
+        let status = response.status().as_u16();
+        let wait = retry_after(response.headers());
+        let body = response
+            .text()
+            .await
+            .map_err(|e| BackendError::Transient(format!("the reply was cut off: {e}")))?;
+        if !(200..300).contains(&status) {
+            // 529 is Anthropic's "overloaded": worth another try, like a 503.
+            let status = if status == 529 { 503 } else { status };
+            return Err(error_for_status(
+                status,
+                wait,
+                &body,
+                &self.config.api_key_env,
+            ));
+        }
+        let value: Value = serde_json::from_str(&body)
+            .map_err(|e| BackendError::Decode(format!("the reply is not JSON: {e}")))?;
+        parse_reply(&value, &names)
+    }
+}
+
+/// Reads the `content` blocks of a Messages reply.
+pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, BackendError> {
+    let blocks = response["content"].as_array().ok_or_else(|| {
+        BackendError::Decode("the reply has no `content` array of blocks".to_string())
+    })?;
+    let mut texts = Vec::new();
+    let mut calls = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        match block["type"].as_str() {
+            Some("text") => texts.push(block["text"].as_str().unwrap_or_default().to_string()),
+            Some("tool_use") => {
+                let name = block["name"].as_str().ok_or_else(|| {
+                    BackendError::Decode(format!("content[{i}] is a tool_use without a name"))
+                })?;
+                let arguments = match &block["input"] {
+                    Value::Object(map) => CallArguments::Parsed(map.clone()),
+                    other => super::hosted::parse_arguments(other),
+                };
+                calls.push(ToolCallRequest {
+                    id: block["id"]
+                        .as_str()
+                        .map_or_else(|| format!("toolu_{}", i + 1), str::to_string),
+                    tool: names.to_mcp(name),
+                    arguments,
+                });
+            }
+            // Thinking and other block types carry nothing to score.
+            _ => {}
+        }
+    }
+    let text = texts.join("\n");
+    let usage = &response["usage"];
+    Ok(Reply {
+        text: (!text.is_empty()).then_some(text),
+        calls,
+        input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
+        output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
+    })
+}

@@ -1,0 +1,264 @@
+//! `openai:MODEL`: the Chat Completions API with native `tools`, through async-openai, against
+//! api.openai.com or any OpenAI-compatible server (`--base-url`: vLLM, llama.cpp, Ollama, LM Studio,
+//! OpenRouter). Requests and replies are plain JSON (async-openai's bring-your-own-types calls), so a
+//! server that adds or omits fields still decodes. The HTTP layer is our own tower service: it does
+//! not retry (the runner does, visibly) and it keeps the `Retry-After` a 429 carries.
+//!
+//! Real servers' quirks handled here: tools only reach llama.cpp's prompt when a system message is
+//! present (one is always sent); `tool_choice: "required"` fails there, so `"auto"` is sent; replies
+//! are not streamed; only `tool_calls` is read, never the legacy `function_call`.
+
+use super::hosted::{
+    DEFAULT_SYSTEM_PROMPT, HostedConfig, arguments_text, error_for_status, parse_arguments,
+    retry_after,
+};
+use super::provider_names::ToolNameMap;
+use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
+use async_openai::Client;
+use async_openai::config::OpenAIConfig;
+use async_openai::error::OpenAIError;
+use async_openai::middleware::HttpRequestFactory;
+use serde_json::{Value, json};
+
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
+
+/// An HTTP failure our service reports with what async-openai would drop (status, Retry-After).
+#[derive(Debug, thiserror::Error)]
+#[error("HTTP {status}")]
+struct HttpFailure {
+    status: u16,
+    retry_after: Option<std::time::Duration>,
+    body: String,
+}
+
+#[derive(Clone)]
+pub struct OpenAiBackend {
+    pub config: HostedConfig,
+    client: Client<OpenAIConfig>,
+}
+
+impl std::fmt::Debug for OpenAiBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiBackend")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiBackend {
+    pub fn new(config: HostedConfig) -> Result<OpenAiBackend, String> {
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let service = tower::service_fn(move |factory: HttpRequestFactory| {
+            let http = http.clone();
+            async move {
+                let request = factory.build().await?;
+                let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
+                let status = response.status().as_u16();
+                if status == 429 || status == 401 || status == 403 {
+                    let retry_after = retry_after(response.headers());
+                    let body = response.text().await.unwrap_or_default();
+                    return Err(OpenAIError::Boxed(Box::new(HttpFailure {
+                        status,
+                        retry_after,
+                        body,
+                    })));
+                }
+                Ok::<_, OpenAIError>(response)
+            }
+        });
+        let openai = OpenAIConfig::new()
+            .with_api_base(&config.base_url)
+            .with_api_key(config.api_key.clone().unwrap_or_default())
+            .with_org_id("")
+            .with_project_id("");
+        let client = Client::with_config(openai).with_http_service(service);
+        Ok(OpenAiBackend { config, client })
+    }
+
+    /// The request body for one turn (public so tests can check it without a server).
+    pub fn request_body(&self, turn: &Turn<'_>, names: &ToolNameMap) -> Value {
+        let mut messages = Vec::new();
+        if !turn
+            .messages
+            .iter()
+            .any(|m| matches!(m, ChatMessage::System { .. }))
+        {
+            messages.push(json!({"role": "system", "content": DEFAULT_SYSTEM_PROMPT}));
+        }
+        for message in turn.messages {
+            messages.push(match message {
+                ChatMessage::System { content } => json!({"role": "system", "content": content}),
+                ChatMessage::User { content } => json!({"role": "user", "content": content}),
+                ChatMessage::Assistant { text, calls } => {
+                    let mut m = json!({"role": "assistant", "content": text});
+                    if !calls.is_empty() {
+                        m["tool_calls"] = calls
+                            .iter()
+                            .map(|c| {
+                                json!({"id": c.id, "type": "function", "function": {
+                                    "name": names.to_provider(&c.tool),
+                                    "arguments": arguments_text(&c.arguments),
+                                }})
+                            })
+                            .collect();
+                    }
+                    m
+                }
+                ChatMessage::Tool {
+                    call_id, content, ..
+                } => json!({"role": "tool", "tool_call_id": call_id, "content": content}),
+            });
+        }
+        let tools: Vec<Value> = turn
+            .tools
+            .iter()
+            .map(|tool| {
+                let name = tool["name"].as_str().unwrap_or_default();
+                let mut function = json!({
+                    "name": names.to_provider(name),
+                    "parameters": tool["inputSchema"],
+                });
+                if let Some(description) = tool["description"].as_str() {
+                    function["description"] = json!(description);
+                }
+                json!({"type": "function", "function": function})
+            })
+            .collect();
+        let mut body = json!({
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.max_tokens,
+            "stream": false,
+        });
+        if !tools.is_empty() {
+            body["tools"] = json!(tools);
+            body["tool_choice"] = json!("auto");
+        }
+        body
+    }
+
+    pub async fn complete(&self, turn: Turn<'_>) -> Result<Reply, BackendError> {
+        let names = ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
+        let body = self.request_body(&turn, &names);
+        let response: Value = self
+            .client
+            .chat()
+            .create_byot(body)
+            .await
+            .map_err(|e| self.classify(e))?;
+        parse_reply(&response, &names)
+    }
+
+    fn classify(&self, error: OpenAIError) -> BackendError {
+        let env = &self.config.api_key_env;
+        match error {
+            OpenAIError::Boxed(boxed) => match boxed.downcast::<HttpFailure>() {
+                Ok(failure) => {
+                    error_for_status(failure.status, failure.retry_after, &failure.body, env)
+                }
+                Err(other) => BackendError::Transient(other.to_string()),
+            },
+            OpenAIError::ApiError(api) => {
+                error_for_status(api.status_code.as_u16(), None, &api.api_error.message, env)
+            }
+            OpenAIError::Reqwest(e) if e.is_decode() => BackendError::Decode(e.to_string()),
+            OpenAIError::Reqwest(e) => BackendError::Transient(format!(
+                "{}: {e}",
+                if e.is_connect() {
+                    "cannot connect"
+                } else {
+                    "HTTP failure"
+                }
+            )),
+            OpenAIError::JSONDeserialize(e, body) => {
+                BackendError::Decode(format!("{e}; the body began {:?}", excerpt(&body)))
+            }
+            other => BackendError::BadRequest(other.to_string()),
+        }
+    }
+}
+
+/// Reads `choices[0].message`: its text and its `tool_calls`.
+pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, BackendError> {
+    let message = response
+        .pointer("/choices/0/message")
+        .filter(|m| m.is_object())
+        .ok_or_else(|| {
+            BackendError::Decode(format!(
+                "no choices[0].message in the reply: {}",
+                excerpt(&response.to_string())
+            ))
+        })?;
+    let text = message["content"]
+        .as_str()
+        .filter(|t| !t.is_empty())
+        .map(str::to_string);
+    let mut calls = Vec::new();
+    for (i, call) in message["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let function = &call["function"];
+        let Some(name) = function["name"].as_str() else {
+            return Err(BackendError::Decode(format!(
+                "tool_calls[{i}] has no function.name: {}",
+                excerpt(&call.to_string())
+            )));
+        };
+        calls.push(ToolCallRequest {
+            id: call["id"]
+                .as_str()
+                .filter(|id| !id.is_empty())
+                .map_or_else(|| format!("call_{}", i + 1), str::to_string),
+            tool: names.to_mcp(name),
+            arguments: parse_arguments(&function["arguments"]),
+        });
+    }
+    let usage = &response["usage"];
+    Ok(Reply {
+        text,
+        calls,
+        input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
+        output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+    })
+}
+
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::CallArguments;
+
+    #[test]
+    fn replies_map_provider_names_back_and_keep_bad_arguments() {
+        let names = ToolNameMap::new(["files.read"]);
+        let reply = parse_reply(
+            &json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "files_read", "arguments": "{\"path\": \"x\"}"}},
+                {"id": "b", "type": "function", "function": {"name": "files_read", "arguments": "{\"path\": "}}
+            ]}}], "usage": {"prompt_tokens": 12, "completion_tokens": 5}}),
+            &names,
+        )
+        .unwrap();
+        assert_eq!(reply.calls.len(), 2);
+        assert_eq!(reply.calls[0].tool, "files.read");
+        assert!(matches!(
+            reply.calls[1].arguments,
+            CallArguments::Malformed { .. }
+        ));
+        assert_eq!((reply.input_tokens, reply.output_tokens), (12, 5));
+        assert!(parse_reply(&json!({"error": "x"}), &names).is_err());
+    }
+}

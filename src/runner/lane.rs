@@ -1,0 +1,296 @@
+//! A backend lane: one backend with everything that stands between the trial loop and its API — the
+//! response cache, request and token rate limits, a per-request timeout, and retries with jittered
+//! exponential backoff that honour `Retry-After`. Retries are counted and recorded with the trial,
+//! never hidden; a reply served from the cache costs no request and no money.
+
+use super::cache::ResponseCache;
+use super::price::Price;
+use crate::backend::{AnyBackend, BackendError, DEFAULT_SYSTEM_PROMPT, Reply, Turn, splitmix64};
+use serde_json::json;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How often and how long to try one request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetryPolicy {
+    pub max_retries: u32,
+    pub base_delay: Duration,
+    pub max_delay: Duration,
+    pub timeout: Duration,
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retry` (0-based): exponential, capped, with "equal jitter" (half
+    /// fixed, half random) so parallel trials that failed together do not retry together. A
+    /// server's `Retry-After` is a floor.
+    pub fn delay(&self, retry: u32, error: &BackendError, random: u64) -> Duration {
+        let ceiling = self
+            .base_delay
+            .saturating_mul(1u32 << retry.min(16))
+            .min(self.max_delay);
+        let half = ceiling / 2;
+        let jitter = Duration::from_nanos(random % (half.as_nanos() as u64 + 1));
+        let backoff = half + jitter;
+        match error {
+            BackendError::RateLimited {
+                retry_after_ms: Some(ms),
+            } => backoff.max(Duration::from_millis(*ms)),
+            _ => backoff,
+        }
+    }
+}
+
+/// Requests and tokens per minute, enforced by waiting.
+#[derive(Debug)]
+pub struct RateLimiter {
+    requests_per_minute: Option<u32>,
+    tokens_per_minute: Option<u32>,
+    state: tokio::sync::Mutex<LimiterState>,
+}
+
+#[derive(Debug)]
+struct LimiterState {
+    next_request: Instant,
+    /// Tokens spent in the last minute, by when.
+    window: VecDeque<(Instant, u64)>,
+}
+
+impl RateLimiter {
+    pub fn new(requests_per_minute: Option<u32>, tokens_per_minute: Option<u32>) -> RateLimiter {
+        RateLimiter {
+            requests_per_minute: requests_per_minute.filter(|n| *n > 0),
+            tokens_per_minute: tokens_per_minute.filter(|n| *n > 0),
+            state: tokio::sync::Mutex::new(LimiterState {
+                next_request: Instant::now(),
+                window: VecDeque::new(),
+            }),
+        }
+    }
+
+    /// Waits until a request expected to use `tokens` may start, and books it.
+    pub async fn acquire(&self, tokens: u64) {
+        if self.requests_per_minute.is_none() && self.tokens_per_minute.is_none() {
+            return;
+        }
+        // The lock is held while waiting so requests start in the order they asked.
+        let mut state = self.state.lock().await;
+        if let Some(rpm) = self.requests_per_minute {
+            let now = Instant::now();
+            let start = state.next_request.max(now);
+            state.next_request = start + Duration::from_secs_f64(60.0 / f64::from(rpm));
+            tokio::time::sleep_until(start).await;
+        }
+        if let Some(tpm) = self.tokens_per_minute {
+            // A request larger than the whole budget waits for an empty window, then goes alone.
+            let allowed = u64::from(tpm);
+            loop {
+                let now = Instant::now();
+                while state
+                    .window
+                    .front()
+                    .is_some_and(|(at, _)| now.duration_since(*at) >= Duration::from_secs(60))
+                {
+                    state.window.pop_front();
+                }
+                let used: u64 = state.window.iter().map(|(_, t)| t).sum();
+                if used == 0 || used + tokens <= allowed {
+                    break;
+                }
+                let oldest = state.window.front().map_or(now, |(at, _)| *at);
+                tokio::time::sleep_until(oldest + Duration::from_secs(60)).await;
+            }
+            state.window.push_back((Instant::now(), tokens));
+        }
+    }
+
+    /// Books tokens a reply used beyond what was estimated.
+    pub async fn record_extra(&self, tokens: u64) {
+        if self.tokens_per_minute.is_some() && tokens > 0 {
+            self.state
+                .lock()
+                .await
+                .window
+                .push_back((Instant::now(), tokens));
+        }
+    }
+}
+
+/// What one model reply took.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReplyCost {
+    /// Requests sent (retries included; 0 when the cache answered).
+    pub requests: u32,
+    pub retries: u32,
+    pub cached: bool,
+    pub usd: f64,
+}
+
+/// One backend and its limits.
+pub struct BackendLane {
+    pub id: String,
+    pub backend: AnyBackend,
+    pub concurrency: usize,
+    pub retry: RetryPolicy,
+    pub limiter: RateLimiter,
+    pub price: Option<Price>,
+    pub cache: Option<Arc<ResponseCache>>,
+    /// Seeds the backoff jitter.
+    jitter_state: AtomicU64,
+}
+
+impl BackendLane {
+    pub fn new(
+        id: String,
+        backend: AnyBackend,
+        concurrency: usize,
+        retry: RetryPolicy,
+        limiter: RateLimiter,
+        price: Option<Price>,
+        cache: Option<Arc<ResponseCache>>,
+    ) -> BackendLane {
+        let mut seed = [0u8; 8];
+        // Jitter only spreads retries out; a failed draw just means less spread.
+        let _ = getrandom::fill(&mut seed);
+        BackendLane {
+            id,
+            backend,
+            concurrency,
+            retry,
+            limiter,
+            price,
+            cache,
+            jitter_state: AtomicU64::new(u64::from_le_bytes(seed)),
+        }
+    }
+
+    /// The backend's reply to one turn, through cache, limits, timeout and retries.
+    pub async fn complete(&self, turn: Turn<'_>) -> (Result<Reply, BackendError>, ReplyCost) {
+        let mut cost = ReplyCost::default();
+        let hosted = self.backend.hosted();
+        let cache_key = match (&self.cache, hosted) {
+            (Some(_), Some(config)) => Some(ResponseCache::key(&json!({
+                "backend": self.backend.id(),
+                "config": config,
+                "system_prompt": DEFAULT_SYSTEM_PROMPT,
+                "messages": turn.messages,
+                "tools": turn.tools,
+            }))),
+            _ => None,
+        };
+        if let (Some(cache), Some(key)) = (&self.cache, &cache_key)
+            && let Some(reply) = cache.get(key)
+        {
+            cost.cached = true;
+            return (Ok(reply), cost);
+        }
+        let estimate = if hosted.is_some() {
+            estimate_tokens(&turn)
+        } else {
+            0
+        };
+        let mut retry = 0;
+        loop {
+            self.limiter.acquire(estimate).await;
+            cost.requests += 1;
+            let result =
+                match tokio::time::timeout(self.retry.timeout, self.backend.complete(turn)).await {
+                    Ok(result) => result,
+                    Err(_) => Err(BackendError::Transient(format!(
+                        "no reply within {:.1} s",
+                        self.retry.timeout.as_secs_f64()
+                    ))),
+                };
+            match result {
+                Ok(reply) => {
+                    let used = reply.input_tokens + reply.output_tokens;
+                    self.limiter
+                        .record_extra(used.saturating_sub(estimate))
+                        .await;
+                    cost.usd += self
+                        .price
+                        .map_or(0.0, |p| p.cost(reply.input_tokens, reply.output_tokens));
+                    if let (Some(cache), Some(key)) = (&self.cache, &cache_key) {
+                        cache.put(key, &reply);
+                    }
+                    return (Ok(reply), cost);
+                }
+                Err(error) if retry < self.retry.max_retries && is_retryable(&error) => {
+                    let random = splitmix64(self.jitter_state.fetch_add(1, Ordering::Relaxed));
+                    let wait = self.retry.delay(retry, &error, random);
+                    tracing::info!(backend = %self.id, %error, ?wait, "retrying");
+                    tokio::time::sleep(wait).await;
+                    retry += 1;
+                    cost.retries = retry;
+                }
+                Err(error) => return (Err(error), cost),
+            }
+        }
+    }
+}
+
+fn is_retryable(error: &BackendError) -> bool {
+    matches!(
+        error,
+        BackendError::RateLimited { .. } | BackendError::Transient(_)
+    )
+}
+
+/// A rough count of a request's tokens (four bytes of JSON a token), for rate limiting only.
+fn estimate_tokens(turn: &Turn<'_>) -> u64 {
+    let bytes = serde_json::to_string(turn.messages).map_or(0, |s| s.len())
+        + serde_json::to_string(turn.tools).map_or(0, |s| s.len());
+    (bytes / 4) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POLICY: RetryPolicy = RetryPolicy {
+        max_retries: 4,
+        base_delay: Duration::from_millis(500),
+        max_delay: Duration::from_secs(8),
+        timeout: Duration::from_secs(1),
+    };
+
+    #[test]
+    fn backoff_doubles_within_jitter_and_respects_retry_after() {
+        let transient = BackendError::Transient("x".into());
+        for retry in 0..6 {
+            let ceiling = Duration::from_millis(500 * (1 << retry)).min(Duration::from_secs(8));
+            for random in [0, 7, u64::MAX / 3, u64::MAX] {
+                let wait = POLICY.delay(retry, &transient, random);
+                assert!(wait >= ceiling / 2 && wait <= ceiling, "{retry}: {wait:?}");
+            }
+        }
+        let limited = BackendError::RateLimited {
+            retry_after_ms: Some(3_000),
+        };
+        assert!(POLICY.delay(0, &limited, 0) >= Duration::from_secs(3));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn request_limit_spaces_requests_evenly() {
+        let limiter = RateLimiter::new(Some(120), None);
+        let start = Instant::now();
+        for _ in 0..5 {
+            limiter.acquire(0).await;
+        }
+        // 120 per minute: one each 500 ms, the first at once.
+        assert_eq!(start.elapsed(), Duration::from_millis(2000));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn token_limit_waits_for_the_window_to_clear() {
+        let limiter = RateLimiter::new(None, Some(1000));
+        let start = Instant::now();
+        limiter.acquire(600).await;
+        limiter.acquire(300).await;
+        assert_eq!(start.elapsed(), Duration::ZERO);
+        limiter.acquire(300).await;
+        assert_eq!(start.elapsed(), Duration::from_secs(60));
+    }
+}

@@ -1,0 +1,389 @@
+//! The run plan, resolved once before any trial starts: which suites (each with the MCP server of its
+//! toolset), which backend lanes with which limits, prices and cache, and the trial list. Every
+//! problem in the options — an unknown backend, a missing key, a budget without prices, a bad config
+//! file — is found here and reported together, so a run never fails halfway on something it could
+//! have checked at the start. The plan also writes the manifest that `--resume` reads back.
+
+use super::cache::ResponseCache;
+use super::lane::{BackendLane, RateLimiter, RetryPolicy};
+use super::price::{Price, list_price, parse_price_override};
+use crate::backend::{AnyBackend, DEFAULT_SYSTEM_PROMPT, HostedOptions};
+use crate::cli::RunOptions;
+use crate::load::Workspace;
+use crate::mcp::{McpServer, ServedTools, ServerConfig};
+use crate::model::Task;
+use crate::spec::{BackendProfile, ConfigFile};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One suite, ready to serve.
+pub struct SuitePlan {
+    pub name: String,
+    pub toolset: String,
+    pub server: Arc<McpServer>,
+    pub tasks: Vec<Task>,
+}
+
+/// Identifies a trial across runs (what `--resume` compares).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TrialKey {
+    pub suite: String,
+    pub task: String,
+    pub backend: String,
+}
+
+/// A trial to run: indices into the plan.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlannedTrial {
+    pub suite: usize,
+    pub task: usize,
+    pub lane: usize,
+}
+
+pub struct RunPlan {
+    pub suites: Vec<SuitePlan>,
+    pub lanes: Vec<Arc<BackendLane>>,
+    pub max_turns: usize,
+    pub budget: Option<f64>,
+    /// Eight hex digits naming the plan (options and file contents).
+    pub hash: String,
+    pub manifest: Value,
+}
+
+/// Why a plan could not be made: every problem found, one message each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanError(pub Vec<String>);
+
+impl RunPlan {
+    pub fn resolve(options: &RunOptions) -> Result<RunPlan, PlanError> {
+        let mut problems = Vec::new();
+        let config = load_config(options.config.as_deref()).unwrap_or_else(|e| {
+            problems.push(e);
+            ConfigFile::default()
+        });
+        let mut price_overrides = BTreeMap::new();
+        for text in &options.price {
+            match parse_price_override(text) {
+                Ok((spec, price)) => {
+                    price_overrides.insert(spec, price);
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        if options.budget.is_some_and(|b| !(b.is_finite() && b > 0.0)) {
+            problems.push("--budget must be a positive number of dollars".into());
+        }
+        if !(options.timeout.is_finite() && options.timeout > 0.0) {
+            problems.push("--timeout must be a positive number of seconds".into());
+        }
+        let retry = RetryPolicy {
+            max_retries: options.max_retries,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+            timeout: Duration::from_secs_f64(options.timeout.clamp(0.001, 1e6)),
+        };
+        let mut parsed = Vec::new();
+        let mut seen = HashSet::new();
+        for spec in &options.backends {
+            let profile = config.backend.get(spec);
+            let (backend_spec, hosted) = match profile {
+                Some(p) => (
+                    p.spec.as_str(),
+                    HostedOptions {
+                        base_url: p.base_url.clone().or(options.base_url.clone()),
+                        api_key_env: p.api_key_env.clone().or(options.api_key_env.clone()),
+                        max_tokens: p.max_tokens.or(options.max_tokens),
+                    },
+                ),
+                None => (
+                    spec.as_str(),
+                    HostedOptions {
+                        base_url: options.base_url.clone(),
+                        api_key_env: options.api_key_env.clone(),
+                        max_tokens: options.max_tokens,
+                    },
+                ),
+            };
+            let backend = match AnyBackend::parse(backend_spec, &hosted) {
+                Ok(backend) => backend,
+                Err(e) => {
+                    problems.push(e.to_string());
+                    continue;
+                }
+            };
+            // A profile is reported under its own name, so two profiles of one model stay apart.
+            let id = if profile.is_some() {
+                spec.clone()
+            } else {
+                backend.id()
+            };
+            if !seen.insert(id.clone()) {
+                problems.push(format!("backend {id} is named twice"));
+                continue;
+            }
+            parsed.push((spec, backend_spec, profile, backend, id));
+        }
+        // Only hosted backends are cached, so an offline run never touches the cache file.
+        let cache = if options.no_cache || parsed.iter().all(|p| p.3.hosted().is_none()) {
+            None
+        } else {
+            let path = options
+                .cache
+                .clone()
+                .unwrap_or_else(ResponseCache::default_path);
+            match ResponseCache::open(&path) {
+                Ok(cache) => Some(Arc::new(cache)),
+                Err(e) => {
+                    eprintln!("mcpick run: running without the response cache: {e}");
+                    None
+                }
+            }
+        };
+        let mut lanes = Vec::new();
+        let mut lane_manifest = Vec::new();
+        for (spec, backend_spec, profile, backend, id) in parsed {
+            let price = price_for(spec, &backend, profile, &price_overrides);
+            if options.budget.is_some() && backend.hosted().is_some() && price.is_none() {
+                problems.push(format!(
+                    "--budget needs a price for {id}: add --price {id}=IN,OUT (dollars per million tokens)"
+                ));
+            }
+            let concurrency = profile
+                .and_then(|p| p.concurrency)
+                .unwrap_or(options.concurrency)
+                .max(1) as usize;
+            let limiter = RateLimiter::new(
+                profile
+                    .and_then(|p| p.requests_per_minute)
+                    .or(options.requests_per_minute),
+                profile
+                    .and_then(|p| p.tokens_per_minute)
+                    .or(options.tokens_per_minute),
+            );
+            lane_manifest.push(json!({
+                "id": id, "spec": backend_spec, "hosted": backend.hosted(),
+                "concurrency": concurrency, "price": price,
+                "requests_per_minute": profile.and_then(|p| p.requests_per_minute).or(options.requests_per_minute),
+                "tokens_per_minute": profile.and_then(|p| p.tokens_per_minute).or(options.tokens_per_minute),
+            }));
+            let lane_cache = backend.hosted().and(cache.clone());
+            lanes.push(Arc::new(BackendLane::new(
+                id,
+                backend,
+                concurrency,
+                retry,
+                limiter,
+                price,
+                lane_cache,
+            )));
+        }
+
+        let mut paths = vec![PathBuf::from("toolsets")];
+        paths.extend(if options.paths.is_empty() {
+            vec![PathBuf::from("tasks")]
+        } else {
+            options.paths.clone()
+        });
+        let workspace = Workspace::load(&paths);
+        for d in workspace
+            .files
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .filter(|d| d.is_error())
+        {
+            problems.push(d.to_string());
+        }
+        if workspace.suites.is_empty() && !workspace.has_errors() {
+            problems.push(format!(
+                "no suites found in {}",
+                paths[1..]
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let mut suites = Vec::new();
+        if !workspace.has_errors() {
+            let mut loaded: Vec<_> = workspace.suites.iter().collect();
+            loaded.sort_by(|a, b| a.name.cmp(&b.name));
+            for suite in loaded {
+                let Some(toolset) = workspace.toolset(&suite.toolset) else {
+                    problems.push(format!(
+                        "{}: toolset {} is not loaded",
+                        suite.source.display(),
+                        suite.toolset
+                    ));
+                    continue;
+                };
+                match ServedTools::new(toolset.tools.clone()) {
+                    Ok(served) => suites.push(SuitePlan {
+                        name: suite.name.clone(),
+                        toolset: suite.toolset.clone(),
+                        server: McpServer::new(ServerConfig::default(), served),
+                        tasks: suite.tasks.clone(),
+                    }),
+                    Err(e) => {
+                        problems.push(format!("{}: cannot serve: {e}", toolset.source.display()))
+                    }
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PlanError(problems));
+        }
+
+        let files: BTreeMap<String, String> = workspace
+            .files
+            .iter()
+            .map(|f| (f.path.display().to_string(), file_sha256(&f.path)))
+            .collect();
+        let options_json = serde_json::to_value(options).unwrap_or(Value::Null);
+        let hash = {
+            let digest =
+                Sha256::digest(json!({"options": options_json, "files": files}).to_string());
+            digest[..4].iter().map(|b| format!("{b:02x}")).collect()
+        };
+        let trials: usize = suites.iter().map(|s| s.tasks.len()).sum::<usize>() * lanes.len();
+        let manifest = json!({
+            "mcpick_version": env!("CARGO_PKG_VERSION"),
+            "command": std::env::args().collect::<Vec<_>>(),
+            "git_revision": git_revision(),
+            "plan_hash": hash,
+            "options": options_json,
+            "backends": lane_manifest,
+            "suites": suites.iter().map(|s| json!({"suite": s.name, "toolset": s.toolset, "tasks": s.tasks.len()})).collect::<Vec<_>>(),
+            "files": files,
+            "system_prompt": DEFAULT_SYSTEM_PROMPT,
+            "cache": cache.as_ref().map(|c| c.path.display().to_string()),
+            "trials": trials,
+        });
+        Ok(RunPlan {
+            suites,
+            lanes,
+            max_turns: options.max_turns,
+            budget: options.budget,
+            hash,
+            manifest,
+        })
+    }
+
+    /// Every trial of the plan, suite by suite and task by task, each task across the backends.
+    pub fn trials(&self) -> Vec<PlannedTrial> {
+        let mut trials = Vec::new();
+        for (suite, plan) in self.suites.iter().enumerate() {
+            for task in 0..plan.tasks.len() {
+                for lane in 0..self.lanes.len() {
+                    trials.push(PlannedTrial { suite, task, lane });
+                }
+            }
+        }
+        trials
+    }
+
+    pub fn key(&self, trial: PlannedTrial) -> TrialKey {
+        let suite = &self.suites[trial.suite];
+        TrialKey {
+            suite: suite.name.clone(),
+            task: suite.tasks[trial.task].id.clone(),
+            backend: self.lanes[trial.lane].id.clone(),
+        }
+    }
+}
+
+/// The options a run was started with, read back from its manifest for `--resume`.
+pub fn options_from_manifest(folder: &Path) -> Result<RunOptions, String> {
+    let path = folder.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let manifest: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+    serde_json::from_value(manifest["options"].clone()).map_err(|e| {
+        format!(
+            "{}: the `options` field is not a run plan this version reads: {e}",
+            path.display()
+        )
+    })
+}
+
+/// A stable 64-bit hash (FNV-1a): per-task seeds must not change between builds or runs.
+pub fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn load_config(explicit: Option<&Path>) -> Result<ConfigFile, String> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None if Path::new("mcpick.toml").is_file() => PathBuf::from("mcpick.toml"),
+        None => return Ok(ConfigFile::default()),
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    toml::from_str(&text).map_err(|e| {
+        let position = e
+            .span()
+            .map(|span| {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                format!(":{line}")
+            })
+            .unwrap_or_default();
+        format!("{}{position}: error: {}", path.display(), e.message())
+    })
+}
+
+fn price_for(
+    spec: &str,
+    backend: &AnyBackend,
+    profile: Option<&BackendProfile>,
+    overrides: &BTreeMap<String, Price>,
+) -> Option<Price> {
+    if let Some(price) = overrides.get(spec).or_else(|| overrides.get(&backend.id())) {
+        return Some(*price);
+    }
+    if let Some(p) = profile
+        && let (Some(input), Some(output)) = (p.price_input, p.price_output)
+    {
+        return Some(Price {
+            input_per_mtok: input,
+            output_per_mtok: output,
+        });
+    }
+    match backend.hosted() {
+        Some(_) => list_price(&backend.id()),
+        // Offline backends cost nothing.
+        None => Some(Price {
+            input_per_mtok: 0.0,
+            output_per_mtok: 0.0,
+        }),
+    }
+}
+
+fn file_sha256(path: &Path) -> String {
+    std::fs::read(path).map_or_else(
+        |_| "unreadable".into(),
+        |bytes| {
+            Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect()
+        },
+    )
+}
+
+fn git_revision() -> Option<String> {
+    let output = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_string())
+}

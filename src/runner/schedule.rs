@@ -1,0 +1,217 @@
+//! Executing a plan: each backend lane runs its trials with its own concurrency, every finished
+//! trial goes through one channel to the single writer (this loop), which appends it to
+//! `trials.jsonl` and advances the progress bar. Ctrl-C stops new trials and abandons the ones in
+//! flight (they are not recorded, so `--resume` runs them); a spent budget stops new trials; a
+//! backend whose key is rejected stops that backend only. Nothing finished is ever lost.
+
+use super::output::{RunFolder, TrialLine};
+use super::plan::{PlannedTrial, RunPlan, fnv1a};
+use super::trial::{Halt, TrialOutcome, run_trial};
+use crate::score::Outcome;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+/// How the execution ended.
+#[derive(Debug, Default)]
+pub struct Execution {
+    pub finished: usize,
+    pub interrupted: bool,
+    pub budget_reached: bool,
+    /// Backends stopped early, with why.
+    pub halted: Vec<(String, String)>,
+    pub cost_usd: f64,
+}
+
+enum Event {
+    Finished(PlannedTrial, Box<TrialOutcome>),
+    Halted(usize, Halt),
+}
+
+/// Runs `pending` trials of `plan`, appending each to `folder` as it finishes.
+pub async fn execute(
+    plan: Arc<RunPlan>,
+    pending: Vec<PlannedTrial>,
+    folder: &mut RunFolder,
+    show_progress: bool,
+) -> std::io::Result<Execution> {
+    let progress = if show_progress {
+        ProgressBar::with_draw_target(Some(pending.len() as u64), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    progress.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} trials · ETA {eta} · {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    // Spent money in micro-dollars, so lanes can read it without a lock.
+    let spent = Arc::new(AtomicU64::new(0));
+    let budget_micro = plan.budget.map(|b| (b * 1e6) as u64);
+    let (events, mut received) = mpsc::unbounded_channel();
+    let mut drivers = JoinSet::new();
+    for lane in 0..plan.lanes.len() {
+        let trials: Vec<PlannedTrial> =
+            pending.iter().copied().filter(|t| t.lane == lane).collect();
+        drivers.spawn(drive_lane(
+            Arc::clone(&plan),
+            lane,
+            trials,
+            events.clone(),
+            Arc::clone(&stop),
+            Arc::clone(&spent),
+            budget_micro,
+        ));
+    }
+    drop(events);
+
+    let mut execution = Execution::default();
+    let mut running: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    loop {
+        tokio::select! {
+            event = received.recv() => match event {
+                None => break,
+                Some(Event::Finished(trial, outcome)) => {
+                    append(&plan, folder, trial, &outcome)?;
+                    execution.finished += 1;
+                    execution.cost_usd += outcome.cost_usd;
+                    spent.fetch_add((outcome.cost_usd * 1e6).round() as u64, Ordering::Relaxed);
+                    let id = &plan.lanes[trial.lane].id;
+                    let tally = running.entry(id.clone()).or_default();
+                    if outcome.verdict.outcome != Outcome::Error {
+                        tally.1 += 1;
+                        tally.0 += u64::from(matches!(
+                            outcome.verdict.outcome,
+                            Outcome::Correct | Outcome::CorrectAbstain
+                        ));
+                    }
+                    progress.set_message(running_accuracy(&running));
+                    progress.inc(1);
+                }
+                Some(Event::Halted(lane, Halt(error))) => {
+                    let id = plan.lanes[lane].id.clone();
+                    progress.println(format!("mcpick run: stopping backend {id}: {error}"));
+                    execution.halted.push((id, error.to_string()));
+                }
+            },
+            _ = &mut ctrl_c, if !execution.interrupted => {
+                execution.interrupted = true;
+                stop.store(true, Ordering::SeqCst);
+                progress.println("mcpick run: interrupted; abandoning the trials in flight (they are not recorded)");
+                // Dropping a lane's JoinSet aborts its trials; their senders go, and the loop ends
+                // once every finished trial already sent has been written.
+                drivers.abort_all();
+            }
+        }
+    }
+    while drivers.join_next().await.is_some() {}
+    progress.finish_and_clear();
+    execution.budget_reached =
+        budget_micro.is_some_and(|b| spent.load(Ordering::Relaxed) >= b) && !execution.interrupted;
+    Ok(execution)
+}
+
+/// Starts a lane's trials as its concurrency allows, until they are done or the run must stop.
+async fn drive_lane(
+    plan: Arc<RunPlan>,
+    lane: usize,
+    trials: Vec<PlannedTrial>,
+    events: mpsc::UnboundedSender<Event>,
+    stop: Arc<AtomicBool>,
+    spent: Arc<AtomicU64>,
+    budget_micro: Option<u64>,
+) {
+    let slots = Arc::new(Semaphore::new(plan.lanes[lane].concurrency));
+    let halted = Arc::new(AtomicBool::new(false));
+    let mut running = JoinSet::new();
+    for trial in trials {
+        let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
+            break;
+        };
+        let over_budget = budget_micro.is_some_and(|b| spent.load(Ordering::Relaxed) >= b);
+        if stop.load(Ordering::SeqCst) || halted.load(Ordering::SeqCst) || over_budget {
+            break;
+        }
+        let (plan, events, halted) = (Arc::clone(&plan), events.clone(), Arc::clone(&halted));
+        running.spawn(async move {
+            let _permit = permit;
+            let suite = &plan.suites[trial.suite];
+            let task = &suite.tasks[trial.task];
+            let result = run_trial(
+                &suite.server,
+                &plan.lanes[trial.lane],
+                &suite.name,
+                task,
+                plan.max_turns,
+                fnv1a(&task.id),
+            )
+            .await;
+            match result {
+                Ok(outcome) => {
+                    let _ = events.send(Event::Finished(trial, Box::new(outcome)));
+                }
+                Err(halt) => {
+                    // Only the first rejected trial reports; the rest are simply not started.
+                    if !halted.swap(true, Ordering::SeqCst) {
+                        let _ = events.send(Event::Halted(trial.lane, halt));
+                    }
+                }
+            }
+        });
+        // Reap finished trials as we go so the set does not grow with the whole plan.
+        while running.try_join_next().is_some() {}
+    }
+    while running.join_next().await.is_some() {}
+}
+
+fn append(
+    plan: &RunPlan,
+    folder: &mut RunFolder,
+    trial: PlannedTrial,
+    outcome: &TrialOutcome,
+) -> std::io::Result<()> {
+    let suite = &plan.suites[trial.suite];
+    let task = &suite.tasks[trial.task];
+    folder.append(&TrialLine {
+        suite: &suite.name,
+        toolset: &suite.toolset,
+        task: &task.id,
+        backend: &plan.lanes[trial.lane].id,
+        lang: &task.lang,
+        tags: &task.tags,
+        verdict: &outcome.verdict,
+        calls: &outcome.record.calls,
+        shown_tools: outcome.record.shown_tools.len(),
+        renamed_tools: &outcome.renamed_tools,
+        turns: outcome.turns,
+        latency_ms: outcome.latency_ms,
+        input_tokens: outcome.input_tokens,
+        output_tokens: outcome.output_tokens,
+        requests: outcome.requests,
+        retries: outcome.retries,
+        cached_replies: outcome.cached_replies,
+        cost_usd: outcome.cost_usd,
+        backend_error: outcome.record.backend_error.as_deref(),
+        transcript: &outcome.transcript,
+    })
+}
+
+/// `bm25 12% · oracle 100%`: accuracy so far, errors excluded.
+fn running_accuracy(running: &BTreeMap<String, (u64, u64)>) -> String {
+    running
+        .iter()
+        .map(|(id, (right, scored))| {
+            if *scored == 0 {
+                format!("{id} –")
+            } else {
+                format!("{id} {:.0}%", 100.0 * *right as f64 / *scored as f64)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
