@@ -1,0 +1,390 @@
+//! A local stand-in for the OpenAI Chat Completions and Anthropic Messages APIs, speaking their
+//! documented wire formats on 127.0.0.1 (port 0). It checks every request it gets — path, headers,
+//! body shape, tool names, that tool results answer earlier calls — and records what is wrong, and
+//! it answers by a scenario word in the task's prompt:
+//!
+//! | word in the prompt | answer |
+//! |---|---|
+//! | `parallel` | two `weather_get` calls in one reply (Oslo, Bergen) |
+//! | `malformed` | a call whose arguments are not JSON |
+//! | `ratelimit` | first 429 with `Retry-After: 1`, then a call |
+//! | `flaky` | first 500, then a call |
+//! | `hang` | never answers |
+//! | `garbage` | 200 with a body that is not JSON |
+//! | `weather` | one `weather_get` call for Oslo |
+//! | anything else | text only |
+//!
+//! Once a tool result is in the conversation, it answers with text. `reject_key` makes every
+//! request a 401, as a provider does for a bad key.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Dialect {
+    OpenAi,
+    Anthropic,
+}
+
+pub const TEST_KEY: &str = "test-key-123";
+
+#[derive(Default)]
+pub struct MockState {
+    pub requests: AtomicUsize,
+    pub violations: Mutex<Vec<String>>,
+    /// How many times each prompt has been seen (for fail-once scenarios).
+    seen: Mutex<HashMap<String, usize>>,
+    /// Every request body, in arrival order.
+    pub bodies: Mutex<Vec<Value>>,
+    reject_key: bool,
+    delay: Duration,
+    dialect: Option<Dialect>,
+}
+
+pub struct MockProvider {
+    /// Base URL to give `--base-url` (with `/v1` for OpenAI, without for Anthropic).
+    pub base_url: String,
+    pub state: Arc<MockState>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl MockProvider {
+    pub fn start(dialect: Dialect, reject_key: bool, delay: Duration) -> MockProvider {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let state = Arc::new(MockState {
+            reject_key,
+            delay,
+            dialect: Some(dialect),
+            ..MockState::default()
+        });
+        let app = axum::Router::new()
+            .fallback(handle)
+            .with_state(Arc::clone(&state));
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let address = listener.local_addr().unwrap();
+        runtime.spawn(async move { axum::serve(listener, app).await });
+        let base_url = match dialect {
+            Dialect::OpenAi => format!("http://{address}/v1"),
+            Dialect::Anthropic => format!("http://{address}"),
+        };
+        MockProvider {
+            base_url,
+            state,
+            _runtime: runtime,
+        }
+    }
+
+    pub fn violations(&self) -> Vec<String> {
+        self.state.violations.lock().unwrap().clone()
+    }
+
+    pub fn requests(&self) -> usize {
+        self.state.requests.load(Ordering::SeqCst)
+    }
+}
+
+async fn handle(
+    State(state): State<Arc<MockState>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    state.requests.fetch_add(1, Ordering::SeqCst);
+    let dialect = state.dialect.unwrap();
+    let mut problems = Vec::new();
+    let body: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            problems.push(format!("body is not JSON: {e}"));
+            Value::Null
+        }
+    };
+    state.bodies.lock().unwrap().push(body.clone());
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    match dialect {
+        Dialect::OpenAi => {
+            if uri.path() != "/v1/chat/completions" {
+                problems.push(format!("path {}", uri.path()));
+            }
+            if state.reject_key {
+                return error(dialect, 401, "authentication_error", "Incorrect API key provided");
+            }
+            if header("authorization") != Some(&format!("Bearer {TEST_KEY}")) {
+                problems.push(format!("authorization {:?}", header("authorization")));
+            }
+            check_openai(&body, &mut problems);
+        }
+        Dialect::Anthropic => {
+            if uri.path() != "/v1/messages" {
+                problems.push(format!("path {}", uri.path()));
+            }
+            if state.reject_key {
+                return error(dialect, 401, "authentication_error", "invalid x-api-key");
+            }
+            if header("x-api-key") != Some(TEST_KEY) {
+                problems.push(format!("x-api-key {:?}", header("x-api-key")));
+            }
+            if header("anthropic-version") != Some("2023-06-01") {
+                problems.push(format!("anthropic-version {:?}", header("anthropic-version")));
+            }
+            check_anthropic(&body, &mut problems);
+        }
+    }
+    if !problems.is_empty() {
+        state.violations.lock().unwrap().extend(problems.clone());
+        return error(dialect, 400, "invalid_request_error", &problems.join("; "));
+    }
+    if !state.delay.is_zero() {
+        tokio::time::sleep(state.delay).await;
+    }
+
+    let (prompt, answered) = conversation(dialect, &body);
+    let seen = {
+        let mut seen = state.seen.lock().unwrap();
+        let n = seen.entry(prompt.clone()).or_default();
+        *n += 1;
+        *n
+    };
+    if prompt.contains("hang") {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    if prompt.contains("garbage") {
+        return (StatusCode::OK, "<html>upstream proxy says hello</html>").into_response();
+    }
+    if prompt.contains("ratelimit") && seen == 1 {
+        let mut response = error(dialect, 429, "rate_limit_error", "slow down");
+        response
+            .headers_mut()
+            .insert("retry-after", "1".parse().unwrap());
+        return response;
+    }
+    if prompt.contains("flaky") && seen == 1 {
+        return error(dialect, 500, "api_error", "internal error");
+    }
+    if answered {
+        return reply(dialect, "It is 18 degrees in Oslo.", &[]);
+    }
+    if prompt.contains("parallel") {
+        return reply(
+            dialect,
+            "",
+            &[("call_a", json!({"city": "Oslo"})), ("call_b", json!({"city": "Bergen"}))],
+        );
+    }
+    if prompt.contains("malformed") {
+        return reply(dialect, "", &[("call_m", json!("{\"city\": "))]);
+    }
+    if prompt.contains("weather") || prompt.contains("ratelimit") || prompt.contains("flaky") {
+        return reply(dialect, "", &[("call_1", json!({"city": "Oslo"}))]);
+    }
+    reply(dialect, "Hello! How can I help?", &[])
+}
+
+/// The first user text, and whether a tool result is already in the conversation.
+fn conversation(dialect: Dialect, body: &Value) -> (String, bool) {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let prompt = messages
+        .iter()
+        .find(|m| m["role"] == "user" && m["content"].is_string())
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    let answered = match dialect {
+        Dialect::OpenAi => messages.iter().any(|m| m["role"] == "tool"),
+        Dialect::Anthropic => messages.iter().any(|m| {
+            m["content"]
+                .as_array()
+                .is_some_and(|b| b.iter().any(|b| b["type"] == "tool_result"))
+        }),
+    };
+    (prompt, answered)
+}
+
+fn valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Chat Completions request rules (platform.openai.com/docs/api-reference/chat/create).
+fn check_openai(body: &Value, problems: &mut Vec<String>) {
+    if !body["model"].is_string() {
+        problems.push("model is not a string".into());
+    }
+    if body["stream"] == true {
+        problems.push("stream requested".into());
+    }
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    if messages.first().map(|m| &m["role"]) != Some(&json!("system")) {
+        problems.push("the first message is not a system message".into());
+    }
+    let mut call_ids = Vec::new();
+    for m in &messages {
+        match m["role"].as_str() {
+            Some("system") | Some("user") => {
+                if !m["content"].is_string() {
+                    problems.push(format!("{} content is not a string", m["role"]));
+                }
+            }
+            Some("assistant") => {
+                for call in m["tool_calls"].as_array().into_iter().flatten() {
+                    if call["type"] != "function"
+                        || !call["function"]["arguments"].is_string()
+                        || !valid_tool_name(call["function"]["name"].as_str().unwrap_or(""))
+                    {
+                        problems.push(format!("bad assistant tool call {call}"));
+                    }
+                    call_ids.push(call["id"].as_str().unwrap_or("").to_string());
+                }
+            }
+            Some("tool") => {
+                let id = m["tool_call_id"].as_str().unwrap_or("");
+                if !call_ids.iter().any(|c| c == id) || !m["content"].is_string() {
+                    problems.push(format!("tool message answers no call: {m}"));
+                }
+            }
+            other => problems.push(format!("unknown role {other:?}")),
+        }
+    }
+    if let Some(tools) = body["tools"].as_array() {
+        if body["tool_choice"] != "auto" {
+            problems.push(format!("tool_choice {}", body["tool_choice"]));
+        }
+        for tool in tools {
+            let function = &tool["function"];
+            if tool["type"] != "function"
+                || !valid_tool_name(function["name"].as_str().unwrap_or(""))
+                || function["parameters"]["type"] != "object"
+            {
+                problems.push(format!("bad tool {tool}"));
+            }
+        }
+    }
+}
+
+/// Messages API request rules (docs.anthropic.com/en/api/messages).
+fn check_anthropic(body: &Value, problems: &mut Vec<String>) {
+    if !body["model"].is_string() || !body["max_tokens"].is_u64() {
+        problems.push("model or max_tokens missing".into());
+    }
+    if !body["system"].is_string() {
+        problems.push("system is not a string".into());
+    }
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let mut expected_role = "user";
+    let mut open_calls: Vec<String> = Vec::new();
+    for m in &messages {
+        if m["role"] != expected_role {
+            problems.push(format!("roles do not alternate from user: {}", m["role"]));
+        }
+        expected_role = if expected_role == "user" {
+            "assistant"
+        } else {
+            "user"
+        };
+        let blocks = m["content"].as_array().cloned().unwrap_or_default();
+        if m["role"] == "assistant" {
+            open_calls = blocks
+                .iter()
+                .filter(|b| b["type"] == "tool_use")
+                .map(|b| {
+                    if !b["input"].is_object() || !valid_tool_name(b["name"].as_str().unwrap_or(""))
+                    {
+                        problems.push(format!("bad tool_use {b}"));
+                    }
+                    b["id"].as_str().unwrap_or("").to_string()
+                })
+                .collect();
+        } else if !blocks.is_empty() {
+            let answered: Vec<String> = blocks
+                .iter()
+                .filter(|b| b["type"] == "tool_result")
+                .map(|b| b["tool_use_id"].as_str().unwrap_or("").to_string())
+                .collect();
+            // Every tool_use of the previous turn must be answered in this one message.
+            if !open_calls.is_empty() && answered != open_calls {
+                problems.push(format!(
+                    "tool results {answered:?} do not answer the calls {open_calls:?}"
+                ));
+            }
+            open_calls.clear();
+        }
+    }
+    for tool in body["tools"].as_array().into_iter().flatten() {
+        if !valid_tool_name(tool["name"].as_str().unwrap_or(""))
+            || tool["input_schema"]["type"] != "object"
+        {
+            problems.push(format!("bad tool {tool}"));
+        }
+    }
+}
+
+fn reply(dialect: Dialect, text: &str, calls: &[(&str, Value)]) -> Response {
+    let body = match dialect {
+        Dialect::OpenAi => {
+            let tool_calls: Vec<Value> = calls
+                .iter()
+                .map(|(id, args)| {
+                    let arguments = match args {
+                        Value::String(raw) => raw.clone(),
+                        other => other.to_string(),
+                    };
+                    json!({"id": id, "type": "function", "function": {"name": "weather_get", "arguments": arguments}})
+                })
+                .collect();
+            let mut message = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+            if !tool_calls.is_empty() {
+                message["tool_calls"] = json!(tool_calls);
+            }
+            json!({
+                "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "mock-model",
+                "choices": [{"index": 0, "message": message,
+                    "finish_reason": if calls.is_empty() { "stop" } else { "tool_calls" }}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+            })
+        }
+        Dialect::Anthropic => {
+            let mut content = Vec::new();
+            if !text.is_empty() {
+                content.push(json!({"type": "text", "text": text}));
+            }
+            for (id, input) in calls {
+                content.push(json!({"type": "tool_use", "id": id, "name": "weather_get", "input": input}));
+            }
+            json!({
+                "id": "msg_1", "type": "message", "role": "assistant", "model": "mock-model",
+                "content": content,
+                "stop_reason": if calls.is_empty() { "end_turn" } else { "tool_use" },
+                "usage": {"input_tokens": 100, "output_tokens": 10}
+            })
+        }
+    };
+    (StatusCode::OK, axum::Json(body)).into_response()
+}
+
+fn error(dialect: Dialect, status: u16, kind: &str, message: &str) -> Response {
+    let body = match dialect {
+        Dialect::OpenAi => {
+            json!({"error": {"message": message, "type": kind, "param": null, "code": null}})
+        }
+        Dialect::Anthropic => {
+            json!({"type": "error", "error": {"type": kind, "message": message}})
+        }
+    };
+    (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response()
+}

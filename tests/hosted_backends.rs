@@ -1,0 +1,304 @@
+//! The `openai` and `anthropic` backends end to end: `mcpick run` against a local server speaking
+//! each provider's wire format (`common/mock_provider.rs`), which checks every request. Covered: a
+//! tool call with a sanitised name mapped back, parallel calls, a text-only reply, malformed
+//! arguments, 429 with Retry-After, 500, a hung connection, a body that is not JSON, a rejected key
+//! naming its variable, and the response cache making a rerun free. No finished trial is lost.
+
+mod common;
+
+use common::mock_provider::{Dialect, MockProvider, TEST_KEY};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const TOOLSET: &str = r#"
+format = 1
+name = "weather"
+
+[[tool]]
+name = "weather.get"
+description = "Current weather for one city."
+[tool.inputSchema]
+type = "object"
+required = ["city"]
+properties.city = { type = "string" }
+[tool.behavior]
+text = "{city}: 18 degrees, light rain"
+"#;
+
+const WIRE_SUITE: &str = r#"
+format = 1
+suite = "wire"
+toolset = "weather"
+
+[[task]]
+id = "call"
+prompt = "What is the weather in Oslo?"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "parallel"
+prompt = "parallel: weather in Oslo and in Bergen"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }, { tool = "weather.get", args = { city = "Bergen" } }]
+
+[[task]]
+id = "text"
+prompt = "Say hello to me"
+expect_no_call = true
+
+[[task]]
+id = "malformed"
+prompt = "malformed: weather in Oslo"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "ratelimit"
+prompt = "ratelimit: Oslo please"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "flaky"
+prompt = "flaky: Oslo please"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "hang"
+prompt = "hang on, Oslo please"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "garbage"
+prompt = "garbage: Oslo please"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+"#;
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("toolsets")).unwrap();
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    std::fs::write(dir.path().join("toolsets/weather.toml"), TOOLSET).unwrap();
+    std::fs::write(dir.path().join("tasks/wire.toml"), WIRE_SUITE).unwrap();
+    dir
+}
+
+fn mcpick(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir)
+        .env("MCPICK_TEST_KEY", TEST_KEY)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn trials(folder: &Path) -> Vec<Value> {
+    std::fs::read_to_string(folder.join("trials.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn by_task<'a>(lines: &'a [Value], task: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| l["task"] == task)
+        .unwrap_or_else(|| panic!("no trial for {task}"))
+}
+
+fn backend_spec(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::OpenAi => "openai:mock-model",
+        Dialect::Anthropic => "anthropic:mock-model",
+    }
+}
+
+fn every_wire_case(dialect: Dialect) {
+    let provider = MockProvider::start(dialect, false, Duration::ZERO);
+    let dir = workspace();
+    let started = Instant::now();
+    let output = mcpick(
+        dir.path(),
+        &[
+            "run",
+            "--backend",
+            backend_spec(dialect),
+            "--base-url",
+            &provider.base_url,
+            "--api-key-env",
+            "MCPICK_TEST_KEY",
+            "--timeout",
+            "1",
+            "--max-retries",
+            "1",
+            "--no-cache",
+            "--out",
+            "run",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(provider.violations(), Vec::<String>::new());
+    let lines = trials(&dir.path().join("run"));
+    assert_eq!(lines.len(), 8, "every trial recorded once");
+    let outcome = |task: &str| by_task(&lines, task)["outcome"].as_str().unwrap().to_string();
+
+    // A call under the provider name `weather_get` is scored as the MCP tool `weather.get`, the
+    // result went back to the model, and the rename is recorded.
+    assert_eq!(outcome("call"), "correct");
+    let call = by_task(&lines, "call");
+    assert_eq!(call["calls"][0]["tool"], "weather.get");
+    assert_eq!(call["renamed_tools"][0][1], "weather_get");
+    assert_eq!(call["turns"], 2);
+    assert_eq!(call["input_tokens"], 200);
+    assert!(call["transcript"].to_string().contains("18 degrees"));
+    assert_eq!(outcome("parallel"), "correct");
+    assert_eq!(by_task(&lines, "parallel")["calls"].as_array().unwrap().len(), 2);
+    assert_eq!(outcome("text"), "correct_abstain");
+    assert_eq!(outcome("malformed"), "malformed_call");
+    // Rate limited once: retried after the server's Retry-After of one second.
+    assert_eq!(outcome("ratelimit"), "correct");
+    assert_eq!(by_task(&lines, "ratelimit")["retries"], 1);
+    assert!(by_task(&lines, "ratelimit")["latency_ms"].as_f64().unwrap() >= 1000.0);
+    assert_eq!(outcome("flaky"), "correct");
+    assert_eq!(by_task(&lines, "flaky")["retries"], 1);
+    // A hung connection times out (twice: one retry) and is an error, excluded from accuracy.
+    assert_eq!(outcome("hang"), "error");
+    assert!(
+        by_task(&lines, "hang")["backend_error"]
+            .as_str()
+            .unwrap()
+            .contains("no reply within 1.0 s")
+    );
+    assert_eq!(by_task(&lines, "hang")["requests"], 2);
+    assert_eq!(outcome("garbage"), "error");
+    assert!(
+        by_task(&lines, "garbage")["backend_error"]
+            .as_str()
+            .unwrap()
+            .contains("decoded")
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+    // The terminal table counts the two errors apart.
+    assert!(stdout.contains("| 8 |"), "{stdout}");
+}
+
+#[test]
+fn openai_backend_survives_every_wire_case() {
+    every_wire_case(Dialect::OpenAi);
+}
+
+#[test]
+fn anthropic_backend_survives_every_wire_case() {
+    every_wire_case(Dialect::Anthropic);
+}
+
+fn rejected_key_names_the_variable(dialect: Dialect) {
+    let provider = MockProvider::start(dialect, true, Duration::ZERO);
+    let dir = workspace();
+    let output = mcpick(
+        dir.path(),
+        &[
+            "run",
+            "--backend",
+            backend_spec(dialect),
+            "--backend",
+            "bm25",
+            "--base-url",
+            &provider.base_url,
+            "--api-key-env",
+            "MCPICK_TEST_KEY",
+            "--no-cache",
+            "--concurrency",
+            "1",
+            "--out",
+            "run",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("MCPICK_TEST_KEY"), "{stdout}");
+    assert!(stdout.contains("--resume"), "{stdout}");
+    assert!(!stdout.contains(TEST_KEY), "the key itself is never printed");
+    // The other backend's trials all finished and were kept; the rejected ones are left to resume.
+    let lines = trials(&dir.path().join("run"));
+    assert_eq!(lines.iter().filter(|l| l["backend"] == "bm25").count(), 8);
+    assert_eq!(lines.iter().filter(|l| l["backend"] != "bm25").count(), 0);
+    // Stopped after the first rejection instead of failing every trial.
+    assert_eq!(provider.requests(), 1);
+}
+
+#[test]
+fn a_rejected_openai_key_stops_that_backend_and_names_the_variable() {
+    rejected_key_names_the_variable(Dialect::OpenAi);
+}
+
+#[test]
+fn a_rejected_anthropic_key_stops_that_backend_and_names_the_variable() {
+    rejected_key_names_the_variable(Dialect::Anthropic);
+}
+
+#[test]
+fn a_missing_key_for_the_real_endpoint_is_refused_before_anything_runs() {
+    let dir = workspace();
+    let output = mcpick(dir.path(), &["run", "--backend", "openai:gpt-4o-mini"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("OPENAI_API_KEY"), "{stdout}");
+    assert!(!dir.path().join("reports").exists());
+}
+
+#[test]
+fn a_rerun_of_the_same_plan_is_served_from_the_cache() {
+    for dialect in [Dialect::OpenAi, Dialect::Anthropic] {
+        let provider = MockProvider::start(dialect, false, Duration::ZERO);
+        let dir = workspace();
+        // Only the cases with a definite answer: errors are never cached.
+        let suite = WIRE_SUITE
+            .split("[[task]]")
+            .filter(|t| !t.contains("hang") && !t.contains("garbage"))
+            .collect::<Vec<_>>()
+            .join("[[task]]");
+        std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
+        let run = |out: &str| {
+            mcpick(
+                dir.path(),
+                &[
+                    "run",
+                    "--backend",
+                    backend_spec(dialect),
+                    "--base-url",
+                    &provider.base_url,
+                    "--api-key-env",
+                    "MCPICK_TEST_KEY",
+                    "--cache",
+                    "cache.sqlite",
+                    "--out",
+                    out,
+                ],
+            )
+        };
+        assert_eq!(run("first").status.code(), Some(0));
+        let after_first = provider.requests();
+        assert!(after_first >= 10, "{after_first}");
+        assert_eq!(run("second").status.code(), Some(0));
+        assert_eq!(provider.requests(), after_first, "no request on the rerun");
+        let (first, second) = (
+            trials(&dir.path().join("first")),
+            trials(&dir.path().join("second")),
+        );
+        for line in &second {
+            assert_eq!(line["requests"], 0, "{line}");
+            assert!(line["cached_replies"].as_u64().unwrap() >= 1);
+            let before = by_task(&first, line["task"].as_str().unwrap());
+            assert_eq!(line["outcome"], before["outcome"]);
+        }
+    }
+}
