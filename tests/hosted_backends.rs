@@ -148,7 +148,12 @@ fn every_wire_case(dialect: Dialect) {
     assert_eq!(provider.violations(), Vec::<String>::new());
     let lines = trials(&dir.path().join("run"));
     assert_eq!(lines.len(), 8, "every trial recorded once");
-    let outcome = |task: &str| by_task(&lines, task)["outcome"].as_str().unwrap().to_string();
+    let outcome = |task: &str| {
+        by_task(&lines, task)["outcome"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
 
     // A call under the provider name `weather_get` is scored as the MCP tool `weather.get`, the
     // result went back to the model, and the rename is recorded.
@@ -160,7 +165,13 @@ fn every_wire_case(dialect: Dialect) {
     assert_eq!(call["input_tokens"], 200);
     assert!(call["transcript"].to_string().contains("18 degrees"));
     assert_eq!(outcome("parallel"), "correct");
-    assert_eq!(by_task(&lines, "parallel")["calls"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        by_task(&lines, "parallel")["calls"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     assert_eq!(outcome("text"), "correct_abstain");
     assert_eq!(outcome("malformed"), "malformed_call");
     // Rate limited once: retried after the server's Retry-After of one second.
@@ -188,6 +199,28 @@ fn every_wire_case(dialect: Dialect) {
     assert!(started.elapsed() < Duration::from_secs(30));
     // The terminal table counts the two errors apart.
     assert!(stdout.contains("| 8 |"), "{stdout}");
+
+    // The recording replays without the provider: same calls, same outcomes, errors included.
+    let requests = provider.requests();
+    let output = mcpick(
+        dir.path(),
+        &["run", "--backend", "replay:run", "--out", "replayed"],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert_eq!(provider.requests(), requests);
+    let replayed = trials(&dir.path().join("replayed"));
+    assert_eq!(replayed.len(), 8);
+    for line in &replayed {
+        let original = by_task(&lines, line["task"].as_str().unwrap());
+        assert_eq!(line["outcome"], original["outcome"], "{line}");
+        assert_eq!(line["calls"], original["calls"], "{line}");
+        assert_eq!(line["backend"], format!("replay:{}", backend_spec(dialect)));
+    }
 }
 
 #[test]
@@ -226,7 +259,10 @@ fn rejected_key_names_the_variable(dialect: Dialect) {
     assert_eq!(output.status.code(), Some(3), "{stdout}");
     assert!(stdout.contains("MCPICK_TEST_KEY"), "{stdout}");
     assert!(stdout.contains("--resume"), "{stdout}");
-    assert!(!stdout.contains(TEST_KEY), "the key itself is never printed");
+    assert!(
+        !stdout.contains(TEST_KEY),
+        "the key itself is never printed"
+    );
     // The other backend's trials all finished and were kept; the rejected ones are left to resume.
     let lines = trials(&dir.path().join("run"));
     assert_eq!(lines.iter().filter(|l| l["backend"] == "bm25").count(), 8);
@@ -301,4 +337,76 @@ fn a_rerun_of_the_same_plan_is_served_from_the_cache() {
             assert_eq!(line["outcome"], before["outcome"]);
         }
     }
+}
+
+#[test]
+fn a_spent_budget_stops_new_trials_and_resume_with_more_finishes() {
+    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::ZERO);
+    let dir = workspace();
+    // Each reply: 100 tokens in, 10 out; at $1000 per million that is $0.11, so $0.22 a trial.
+    let output = mcpick(
+        dir.path(),
+        &[
+            "run",
+            "--backend",
+            "openai:mock-model",
+            "--base-url",
+            &provider.base_url,
+            "--api-key-env",
+            "MCPICK_TEST_KEY",
+            "--price",
+            "openai:mock-model=1000,1000",
+            "--budget",
+            "0.5",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "1",
+            "--max-retries",
+            "0",
+            "--no-cache",
+            "--out",
+            "run",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(3), "{stdout}");
+    assert!(stdout.contains("budget of $0.50 is spent"), "{stdout}");
+    let lines = trials(&dir.path().join("run"));
+    // `call` and `parallel` take two replies each ($0.44 so far), `text` one: $0.55 crosses the
+    // budget and nothing starts after it.
+    assert_eq!(lines.len(), 3, "{stdout}");
+    let cost: f64 = lines.iter().map(|l| l["cost_usd"].as_f64().unwrap()).sum();
+    assert!((cost - 0.55).abs() < 1e-9, "{cost}");
+    let output = mcpick(dir.path(), &["run", "--resume", "run", "--budget", "100"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert_eq!(trials(&dir.path().join("run")).len(), 8);
+}
+
+#[test]
+fn a_budget_without_a_price_is_refused_up_front() {
+    let dir = workspace();
+    let output = mcpick(
+        dir.path(),
+        &[
+            "run",
+            "--backend",
+            "openai:mock-model",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--budget",
+            "1",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains("--price openai:mock-model=IN,OUT"),
+        "{stdout}"
+    );
 }

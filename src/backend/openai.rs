@@ -6,7 +6,8 @@
 //!
 //! Real servers' quirks handled here: tools only reach llama.cpp's prompt when a system message is
 //! present (one is always sent); `tool_choice: "required"` fails there, so `"auto"` is sent; replies
-//! are not streamed; only `tool_calls` is read, never the legacy `function_call`.
+//! are not streamed; only `tool_calls` is read, never the legacy `function_call`; an assistant
+//! message that made calls carries `content: ""`, since a null content is rejected there.
 
 use super::hosted::{
     DEFAULT_SYSTEM_PROMPT, HostedConfig, arguments_text, error_for_status, parse_arguments,
@@ -93,7 +94,10 @@ impl OpenAiBackend {
                 ChatMessage::System { content } => json!({"role": "system", "content": content}),
                 ChatMessage::User { content } => json!({"role": "user", "content": content}),
                 ChatMessage::Assistant { text, calls } => {
-                    let mut m = json!({"role": "assistant", "content": text});
+                    // An empty string rather than null: the API allows either beside tool calls,
+                    // but llama-cpp-python's server rejects null.
+                    let mut m =
+                        json!({"role": "assistant", "content": text.as_deref().unwrap_or("")});
                     if !calls.is_empty() {
                         m["tool_calls"] = calls
                             .iter()

@@ -12,8 +12,17 @@ pub struct ReplayBackend {
     /// The recorded backend's id, e.g. `openai:gpt-4o-mini`.
     pub recorded: String,
     pub source: String,
-    /// (suite, task) → the assistant replies of the recorded trial, in order.
-    replies: HashMap<(String, String), Vec<Reply>>,
+    /// (suite, task) → the recorded trial.
+    trials: HashMap<(String, String), Recording>,
+}
+
+/// What one recorded trial's backend did.
+#[derive(Debug, Clone)]
+struct Recording {
+    /// The assistant replies, in order.
+    replies: Vec<Reply>,
+    /// How the backend failed after its last reply, if it did.
+    error: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -22,6 +31,8 @@ struct RecordedTrial {
     task: String,
     backend: String,
     transcript: Vec<ChatMessage>,
+    #[serde(default)]
+    backend_error: Option<String>,
 }
 
 impl ReplayBackend {
@@ -30,7 +41,7 @@ impl ReplayBackend {
         let path = folder.join("trials.jsonl");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut by_backend: HashMap<String, HashMap<(String, String), Vec<Reply>>> = HashMap::new();
+        let mut by_backend: HashMap<String, HashMap<(String, String), Recording>> = HashMap::new();
         for (number, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -50,10 +61,13 @@ impl ReplayBackend {
                     _ => None,
                 })
                 .collect();
-            by_backend
-                .entry(trial.backend)
-                .or_default()
-                .insert((trial.suite, trial.task), replies);
+            by_backend.entry(trial.backend).or_default().insert(
+                (trial.suite, trial.task),
+                Recording {
+                    replies,
+                    error: trial.backend_error,
+                },
+            );
         }
         let mut recorded: Vec<&String> = by_backend.keys().collect();
         recorded.sort();
@@ -74,19 +88,19 @@ impl ReplayBackend {
                 ));
             }
         };
-        let replies = by_backend
+        let trials = by_backend
             .remove(&chosen)
             .ok_or_else(|| format!("{} has no trials of backend {chosen:?}", path.display()))?;
         Ok(ReplayBackend {
             recorded: chosen,
             source: folder.display().to_string(),
-            replies,
+            trials,
         })
     }
 
     pub fn complete(&self, turn: Turn<'_>) -> Result<Reply, BackendError> {
         let key = (turn.suite.to_string(), turn.task.id.clone());
-        let recorded = self.replies.get(&key).ok_or_else(|| {
+        let recorded = self.trials.get(&key).ok_or_else(|| {
             BackendError::BadRequest(format!(
                 "the recorded run {} has no trial for task {} of suite {}",
                 self.source, turn.task.id, turn.suite
@@ -99,9 +113,16 @@ impl ReplayBackend {
             .iter()
             .filter(|m| matches!(m, ChatMessage::Assistant { .. }))
             .count();
-        Ok(recorded.get(given).cloned().unwrap_or_else(|| Reply {
-            text: Some("(the recording ends here)".into()),
-            ..Reply::default()
-        }))
+        match (recorded.replies.get(given), &recorded.error) {
+            (Some(reply), _) => Ok(reply.clone()),
+            // The recorded backend failed at this point: so does the replay (not retried).
+            (None, Some(error)) => Err(BackendError::BadRequest(format!(
+                "the recorded trial failed here: {error}"
+            ))),
+            (None, None) => Ok(Reply {
+                text: Some("(the recording ends here)".into()),
+                ..Reply::default()
+            }),
+        }
     }
 }

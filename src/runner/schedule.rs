@@ -80,7 +80,6 @@ pub async fn execute(
                     append(&plan, folder, trial, &outcome)?;
                     execution.finished += 1;
                     execution.cost_usd += outcome.cost_usd;
-                    spent.fetch_add((outcome.cost_usd * 1e6).round() as u64, Ordering::Relaxed);
                     let id = &plan.lanes[trial.lane].id;
                     let tally = running.entry(id.clone()).or_default();
                     if outcome.verdict.outcome != Outcome::Error {
@@ -137,7 +136,12 @@ async fn drive_lane(
         if stop.load(Ordering::SeqCst) || halted.load(Ordering::SeqCst) || over_budget {
             break;
         }
-        let (plan, events, halted) = (Arc::clone(&plan), events.clone(), Arc::clone(&halted));
+        let (plan, events, halted, spent) = (
+            Arc::clone(&plan),
+            events.clone(),
+            Arc::clone(&halted),
+            Arc::clone(&spent),
+        );
         running.spawn(async move {
             let _permit = permit;
             let suite = &plan.suites[trial.suite];
@@ -153,6 +157,8 @@ async fn drive_lane(
             .await;
             match result {
                 Ok(outcome) => {
+                    // Booked before the slot is freed, so the next trial sees what this one cost.
+                    spent.fetch_add((outcome.cost_usd * 1e6).round() as u64, Ordering::SeqCst);
                     let _ = events.send(Event::Finished(trial, Box::new(outcome)));
                 }
                 Err(halt) => {

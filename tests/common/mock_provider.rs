@@ -120,7 +120,12 @@ async fn handle(
                 problems.push(format!("path {}", uri.path()));
             }
             if state.reject_key {
-                return error(dialect, 401, "authentication_error", "Incorrect API key provided");
+                return error(
+                    dialect,
+                    401,
+                    "authentication_error",
+                    "Incorrect API key provided",
+                );
             }
             if header("authorization") != Some(&format!("Bearer {TEST_KEY}")) {
                 problems.push(format!("authorization {:?}", header("authorization")));
@@ -138,7 +143,10 @@ async fn handle(
                 problems.push(format!("x-api-key {:?}", header("x-api-key")));
             }
             if header("anthropic-version") != Some("2023-06-01") {
-                problems.push(format!("anthropic-version {:?}", header("anthropic-version")));
+                problems.push(format!(
+                    "anthropic-version {:?}",
+                    header("anthropic-version")
+                ));
             }
             check_anthropic(&body, &mut problems);
         }
@@ -181,7 +189,10 @@ async fn handle(
         return reply(
             dialect,
             "",
-            &[("call_a", json!({"city": "Oslo"})), ("call_b", json!({"city": "Bergen"}))],
+            &[
+                ("call_a", json!({"city": "Oslo"})),
+                ("call_b", json!({"city": "Bergen"})),
+            ],
         );
     }
     if prompt.contains("malformed") {
@@ -364,7 +375,9 @@ fn reply(dialect: Dialect, text: &str, calls: &[(&str, Value)]) -> Response {
                 content.push(json!({"type": "text", "text": text}));
             }
             for (id, input) in calls {
-                content.push(json!({"type": "tool_use", "id": id, "name": "weather_get", "input": input}));
+                content.push(
+                    json!({"type": "tool_use", "id": id, "name": "weather_get", "input": input}),
+                );
             }
             json!({
                 "id": "msg_1", "type": "message", "role": "assistant", "model": "mock-model",

