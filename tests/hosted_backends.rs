@@ -410,3 +410,61 @@ fn a_budget_without_a_price_is_refused_up_front() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_config_profile_names_a_backend_and_no_file_holds_the_key() {
+    let provider = MockProvider::start(Dialect::Anthropic, false, Duration::ZERO);
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("mcpick.toml"),
+        format!(
+            "[backend.claude-local]\nspec = \"anthropic:mock-model\"\nbase_url = \"{}\"\napi_key_env = \"MCPICK_TEST_KEY\"\nconcurrency = 2\nprice_input = 3.0\nprice_output = 15.0\n",
+            provider.base_url
+        ),
+    )
+    .unwrap();
+    let output = mcpick(
+        dir.path(),
+        &[
+            "run",
+            "--backend",
+            "claude-local",
+            "--timeout",
+            "1",
+            "--max-retries",
+            "1",
+            "--cache",
+            "cache.sqlite",
+            "--out",
+            "run",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let lines = trials(&dir.path().join("run"));
+    assert!(lines.iter().all(|l| l["backend"] == "claude-local"));
+    // 100 tokens in and 10 out per reply at $3 / $15 per million.
+    let call = by_task(&lines, "call");
+    assert!((call["cost_usd"].as_f64().unwrap() - 2.0 * 0.00045).abs() < 1e-12);
+    let manifest = std::fs::read_to_string(dir.path().join("run/manifest.json")).unwrap();
+    assert!(
+        manifest.contains("\"api_key_env\": \"MCPICK_TEST_KEY\""),
+        "{manifest}"
+    );
+    for entry in std::fs::read_dir(dir.path().join("run")).unwrap() {
+        let text = std::fs::read(entry.unwrap().path()).unwrap();
+        assert!(!String::from_utf8_lossy(&text).contains(TEST_KEY));
+    }
+    let cache = std::fs::read(dir.path().join("cache.sqlite")).unwrap();
+    assert!(!String::from_utf8_lossy(&cache).contains(TEST_KEY));
+
+    std::fs::write(
+        dir.path().join("mcpick.toml"),
+        "[backend.x]\nspec = \"openai:m\"\nconcurrency = \"two\"\n",
+    )
+    .unwrap();
+    let output = mcpick(dir.path(), &["run", "--backend", "x"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("mcpick.toml:3: error"), "{stdout}");
+}

@@ -55,7 +55,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
         })
     };
     let mut folder = RunFolder::create(&folder_path)?;
-    let done = finished_trials(&folder_path)?;
+    let (done, already_spent) = finished_trials(&folder_path)?;
     let all = plan.trials();
     let pending: Vec<_> = all
         .iter()
@@ -107,6 +107,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
     let execution = runtime.block_on(execute(
         Arc::clone(&plan),
         pending.clone(),
+        already_spent,
         &mut folder,
         !options.no_progress,
     ))?;

@@ -90,31 +90,39 @@ fn drop_partial_last_line(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The trials a run folder already holds, as (suite, task, backend): what `--resume` skips. A line
-/// that does not parse is not a finished trial, so that trial runs again.
+/// What a run folder already holds: its finished trials as (suite, task, backend) — what `--resume`
+/// skips — and what they cost. A line that does not parse is not a finished trial, so that trial
+/// runs again.
 pub fn finished_trials(
     folder: &Path,
-) -> std::io::Result<std::collections::HashSet<super::TrialKey>> {
+) -> std::io::Result<(std::collections::HashSet<super::TrialKey>, f64)> {
     #[derive(Deserialize)]
-    struct Key {
+    struct Finished {
         suite: String,
         task: String,
         backend: String,
+        #[serde(default)]
+        cost_usd: f64,
     }
     let text = match std::fs::read_to_string(folder.join("trials.jsonl")) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e),
     };
-    Ok(text
+    let mut keys = std::collections::HashSet::new();
+    let mut cost = 0.0;
+    for finished in text
         .lines()
-        .filter_map(|line| serde_json::from_str::<Key>(line).ok())
-        .map(|k| super::TrialKey {
-            suite: k.suite,
-            task: k.task,
-            backend: k.backend,
-        })
-        .collect())
+        .filter_map(|line| serde_json::from_str::<Finished>(line).ok())
+    {
+        cost += finished.cost_usd;
+        keys.insert(super::TrialKey {
+            suite: finished.suite,
+            task: finished.task,
+            backend: finished.backend,
+        });
+    }
+    Ok((keys, cost))
 }
 
 /// What `rebuild` reads back from each line of `trials.jsonl`.

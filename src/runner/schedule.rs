@@ -31,10 +31,12 @@ enum Event {
     Halted(usize, Halt),
 }
 
-/// Runs `pending` trials of `plan`, appending each to `folder` as it finishes.
+/// Runs `pending` trials of `plan`, appending each to `folder` as it finishes. `already_spent` is
+/// what the run's earlier trials cost (a resumed run's budget covers the whole run).
 pub async fn execute(
     plan: Arc<RunPlan>,
     pending: Vec<PlannedTrial>,
+    already_spent: f64,
     folder: &mut RunFolder,
     show_progress: bool,
 ) -> std::io::Result<Execution> {
@@ -49,7 +51,7 @@ pub async fn execute(
     );
     let stop = Arc::new(AtomicBool::new(false));
     // Spent money in micro-dollars, so lanes can read it without a lock.
-    let spent = Arc::new(AtomicU64::new(0));
+    let spent = Arc::new(AtomicU64::new((already_spent * 1e6).round() as u64));
     let budget_micro = plan.budget.map(|b| (b * 1e6) as u64);
     let (events, mut received) = mpsc::unbounded_channel();
     let mut drivers = JoinSet::new();
