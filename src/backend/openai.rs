@@ -24,7 +24,8 @@ use serde_json::{Value, json};
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_API_KEY_ENV: &str = "OPENAI_API_KEY";
 
-/// An HTTP failure our service reports with what async-openai would drop (status, Retry-After).
+/// An HTTP failure as our service reports it, with what async-openai would drop (Retry-After, and
+/// bodies that are not OpenAI error objects, such as a proxy's HTML page).
 #[derive(Debug, thiserror::Error)]
 #[error("HTTP {status}")]
 struct HttpFailure {
@@ -58,7 +59,9 @@ impl OpenAiBackend {
                 let request = factory.build().await?;
                 let response = http.execute(request).await.map_err(OpenAIError::Reqwest)?;
                 let status = response.status().as_u16();
-                if status == 429 || status == 401 || status == 403 {
+                // Every failure is read here, where the headers still are, so all statuses are
+                // classified alike and a 429's Retry-After survives.
+                if status >= 400 {
                     let retry_after = retry_after(response.headers());
                     let body = response.text().await.unwrap_or_default();
                     return Err(OpenAIError::Boxed(Box::new(HttpFailure {

@@ -156,6 +156,7 @@ struct Cell {
     output_tokens: u64,
     retries: u64,
     cost_usd: f64,
+    calls: u64,
 }
 
 /// Rebuilds `summary.json`, `summary.md` and `trials.csv` from `trials.jsonl` alone, and returns the
@@ -221,6 +222,7 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             cell.input_tokens += trial.input_tokens;
             cell.output_tokens += trial.output_tokens;
             cell.retries += u64::from(trial.retries);
+            cell.calls += trial.calls.len() as u64;
             cell.cost_usd += trial.cost_usd;
         }
     }
@@ -246,7 +248,7 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
 /// The cells as a Markdown table and as JSON.
 fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde_json::Value) {
     let mut markdown = String::from(
-        "| backend | suite | trials | accuracy | selection | tool + args | abstention P / R | latency p50 / p95 | tokens in / out | cost | errors |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| backend | suite | trials | accuracy | selection | tool + args | abstention P / R | calls / task | latency p50 / p95 | tokens in / out | cost | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut json = Vec::new();
     for ((backend, suite), cell) in cells.iter_mut() {
@@ -262,8 +264,13 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde
             tally.full_accuracy(),
         );
         let (precision, recall) = (tally.abstention_precision(), tally.abstention_recall());
+        let calls_per_task = if tally.trials() == 0 {
+            0.0
+        } else {
+            cell.calls as f64 / tally.trials() as f64
+        };
         markdown.push_str(&format!(
-            "| {backend} | {suite} | {} | {} | {} | {} | {:.2} / {:.2} | {p50:.0} / {p95:.0} ms | {} / {} | ${:.4} | {} |\n",
+            "| {backend} | {suite} | {} | {} | {} | {} | {:.2} / {:.2} | {calls_per_task:.2} | {p50:.0} / {p95:.0} ms | {} / {} | ${:.4} | {} |\n",
             tally.trials(),
             percent(&accuracy),
             percent(&selection),
@@ -284,6 +291,7 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde
             "accuracy": accuracy, "selection_accuracy": selection, "full_accuracy": full,
             "abstention_precision": precision, "abstention_recall": recall,
             "self_correction": tally.self_correction_rate(),
+            "calls_per_task": calls_per_task,
             "latency_ms": { "p50": p50, "p95": p95 },
             "tokens": { "input": cell.input_tokens, "output": cell.output_tokens },
             "cost_usd": cell.cost_usd,

@@ -61,9 +61,9 @@ pub struct PlanError(pub Vec<String>);
 impl RunPlan {
     pub fn resolve(options: &RunOptions) -> Result<RunPlan, PlanError> {
         let mut problems = Vec::new();
-        let config = load_config(options.config.as_deref()).unwrap_or_else(|e| {
+        let (config, config_path) = load_config(options.config.as_deref()).unwrap_or_else(|e| {
             problems.push(e);
-            ConfigFile::default()
+            (ConfigFile::default(), None)
         });
         let mut price_overrides = BTreeMap::new();
         for text in &options.price {
@@ -122,7 +122,9 @@ impl RunPlan {
                 backend.id()
             };
             if !seen.insert(id.clone()) {
-                problems.push(format!("backend {id} is named twice"));
+                problems.push(format!(
+                    "backend {id} is named twice (to run one model from two servers, give each a profile in mcpick.toml)"
+                ));
                 continue;
             }
             parsed.push((spec, backend_spec, profile, backend, id));
@@ -240,7 +242,9 @@ impl RunPlan {
         let files: BTreeMap<String, String> = workspace
             .files
             .iter()
-            .map(|f| (f.path.display().to_string(), file_sha256(&f.path)))
+            .map(|f| f.path.as_path())
+            .chain(config_path.as_deref())
+            .map(|path| (path.display().to_string(), file_sha256(path)))
             .collect();
         let options_json = serde_json::to_value(options).unwrap_or(Value::Null);
         let hash = {
@@ -317,15 +321,16 @@ pub fn fnv1a(text: &str) -> u64 {
     })
 }
 
-fn load_config(explicit: Option<&Path>) -> Result<ConfigFile, String> {
+/// The config file and where it was read from (`None` when there is none).
+fn load_config(explicit: Option<&Path>) -> Result<(ConfigFile, Option<PathBuf>), String> {
     let path = match explicit {
         Some(path) => path.to_path_buf(),
         None if Path::new("mcpick.toml").is_file() => PathBuf::from("mcpick.toml"),
-        None => return Ok(ConfigFile::default()),
+        None => return Ok((ConfigFile::default(), None)),
     };
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    toml::from_str(&text).map_err(|e| {
+    let config = toml::from_str(&text).map_err(|e| {
         let position = e
             .span()
             .map(|span| {
@@ -334,7 +339,8 @@ fn load_config(explicit: Option<&Path>) -> Result<ConfigFile, String> {
             })
             .unwrap_or_default();
         format!("{}{position}: error: {}", path.display(), e.message())
-    })
+    })?;
+    Ok((config, Some(path)))
 }
 
 fn price_for(
