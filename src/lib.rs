@@ -1,22 +1,23 @@
 //! mcpick measures which MCP tools language models pick. It loads **toolsets** (MCP tool definitions
 //! plus simulated behaviour) and **task suites** (prompts with the expected tool calls), checks them,
-//! serves the tools over its own MCP server (stdio and Streamable HTTP), and — as later stages land —
-//! lets model backends pick and call them, and reports selection accuracy with honest statistics.
+//! serves the tools over its own MCP server (stdio and Streamable HTTP), lets model backends (hosted
+//! APIs, OpenAI-compatible servers, offline baselines, recorded runs) pick and call them, and reports
+//! selection accuracy with honest statistics.
 //!
 //! # Layout
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`backend`] | model backends behind one interface, and the offline baselines (`bm25`, `random`, `oracle`) |
+//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, and the offline baselines (`bm25`, `random`, `oracle`); provider tool-name mapping |
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing |
 //! | [`commands`] | each subcommand: resolve arguments, call the library, print, pick the exit code |
-//! | [`spec`] | serde structs of the file formats (toolset, variant, suite), nothing more |
+//! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
 //! | [`load`] | reading files, cross-checking them, diagnostics with file, line and column |
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
 //! | [`retrieval`] | tokenising tool descriptions, TF-IDF similarity and BM25 ranking |
-//! | [`runner`] | the trial loop over the in-memory MCP transport, and the run folder written as trials finish |
+//! | [`runner`] | the run plan, backend lanes (cache, rate limits, timeouts, retries, prices), the trial loop over the in-memory MCP transport, the scheduler (concurrency, budget, Ctrl-C) and the run folder written as trials finish |
 //! | [`score`] | pure scoring: the outcome taxonomy, BFCL-style argument matching, tallies with Wilson intervals |
 //! | [`mcp`] | the MCP protocol: JSON-RPC frames, the server's methods, stdio / HTTP / in-memory transports, the client |
 
