@@ -42,7 +42,7 @@ pub enum Command {
         fail_on: Option<LintSeverity>,
     },
     /// Run every task of the suites against every backend and score the tool calls.
-    Run(RunOptions),
+    Run(Box<RunOptions>),
     /// Rebuild a run's summaries and trials.csv from its trials.jsonl alone.
     Report {
         /// The run folder (it holds trials.jsonl).
@@ -144,6 +144,19 @@ pub struct RunOptions {
     /// Output token limit per model reply.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// The GGUF model for `local` backends [default: SmolLM2-135M-Instruct, fetched once into
+    /// $MCPICK_MODEL_DIR or ~/.cache/mcpick/models].
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<std::path::PathBuf>,
+    /// Threads a `local` model generates with [default: 1; more slows a busy 2-core machine down].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
+    /// Threads a `local` model evaluates prompts with [default: 2].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads_batch: Option<u32>,
+    /// Context size of a `local` model, in tokens [default: 4096].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..=1048576))]
+    pub ctx_size: Option<u32>,
     /// Trials in flight at once, per backend.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,

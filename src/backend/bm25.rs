@@ -102,7 +102,7 @@ static CAPITALISED: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The arguments that can be read off the request verbatim.
-fn fill_arguments(request: &str, schema: &Value) -> Map<String, Value> {
+pub(super) fn fill_arguments(request: &str, schema: &Value) -> Map<String, Value> {
     let mut arguments = Map::new();
     let required: Vec<&str> = schema["required"]
         .as_array()

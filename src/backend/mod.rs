@@ -5,7 +5,10 @@
 
 mod anthropic;
 mod bm25;
+mod embed;
 mod hosted;
+mod local;
+pub mod model_store;
 mod openai;
 mod oracle;
 mod provider_names;
@@ -14,7 +17,9 @@ mod replay;
 
 pub use anthropic::AnthropicBackend;
 pub use bm25::Bm25Backend;
+pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
+pub use local::{LocalBackend, LocalMode, LocalOptions, parse_generated_call};
 pub use openai::OpenAiBackend;
 pub use oracle::OracleBackend;
 pub use provider_names::ToolNameMap;
@@ -101,7 +106,7 @@ pub enum BackendError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SpecError {
     #[error(
-        "unknown backend {0:?}: use bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL, replay:RUN_DIR[#BACKEND] or a profile from the config file"
+        "unknown backend {0:?}: use local[:score|generate|generate-json], embed, bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL, replay:RUN_DIR[#BACKEND] or a profile from the config file"
     )]
     Unknown(String),
     #[error("backend {spec:?}: {reason}")]
@@ -117,14 +122,22 @@ pub enum AnyBackend {
     OpenAi(OpenAiBackend),
     Anthropic(AnthropicBackend),
     Replay(ReplayBackend),
+    /// Shared: the model is loaded once, however many lanes or clones use it.
+    Local(std::sync::Arc<LocalBackend>),
+    Embed(std::sync::Arc<EmbedBackend>),
 }
 
-/// Settings the command line gives hosted backends.
+/// Settings the command line gives backends.
 #[derive(Debug, Clone, Default)]
 pub struct HostedOptions {
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,
     pub max_tokens: Option<u32>,
+    /// A GGUF file for `local` [default: SmolLM2-135M-Instruct, fetched once].
+    pub model: Option<std::path::PathBuf>,
+    pub threads: Option<u32>,
+    pub threads_batch: Option<u32>,
+    pub ctx_size: Option<u32>,
 }
 
 impl AnyBackend {
@@ -169,6 +182,30 @@ impl AnyBackend {
                     .map(AnyBackend::Anthropic)
                     .map_err(invalid)
             }
+            ("local", mode) => {
+                let mode = match mode {
+                    None => LocalMode::Score,
+                    Some(text) => LocalMode::parse(text).ok_or_else(|| {
+                        invalid("the mode must be score, generate or generate-json".into())
+                    })?,
+                };
+                let model = match &hosted.model {
+                    Some(path) => path.clone(),
+                    None => model_store::ensure(&model_store::SMOLLM2)
+                        .map_err(invalid)?
+                        .remove(0),
+                };
+                let options = LocalOptions {
+                    model,
+                    threads: hosted.threads.unwrap_or(1),
+                    threads_batch: hosted.threads_batch.unwrap_or(2),
+                    ctx_size: hosted.ctx_size.unwrap_or(4096),
+                    max_tokens: hosted.max_tokens.unwrap_or(256),
+                };
+                LocalBackend::load(mode, options)
+                    .map(|b| AnyBackend::Local(std::sync::Arc::new(b)))
+                    .map_err(invalid)
+            }
             ("replay", Some(source)) => {
                 let (folder, backend) = source
                     .split_once('#')
@@ -178,6 +215,9 @@ impl AnyBackend {
                     .map_err(invalid)
             }
             ("bm25", None) => Ok(AnyBackend::Bm25(Bm25Backend::default())),
+            ("embed", None) => EmbedBackend::load_default()
+                .map(|b| AnyBackend::Embed(std::sync::Arc::new(b)))
+                .map_err(invalid),
             ("oracle", None) => Ok(AnyBackend::Oracle(OracleBackend)),
             ("random", None) => Ok(AnyBackend::Random(RandomBackend::new(0))),
             ("random", Some(seed)) => seed
@@ -195,6 +235,7 @@ impl AnyBackend {
     pub fn id(&self) -> String {
         match self {
             AnyBackend::Bm25(_) => "bm25".into(),
+            AnyBackend::Embed(_) => "embed".into(),
             AnyBackend::Random(b) => {
                 if b.seed == 0 {
                     "random".into()
@@ -206,6 +247,18 @@ impl AnyBackend {
             AnyBackend::OpenAi(b) => format!("openai:{}", b.config.model),
             AnyBackend::Anthropic(b) => format!("anthropic:{}", b.config.model),
             AnyBackend::Replay(b) => format!("replay:{}", b.recorded),
+            AnyBackend::Local(b) => {
+                let model = b
+                    .options
+                    .model
+                    .file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+                if model.starts_with("SmolLM2-135M-Instruct") {
+                    format!("local:{}", b.mode.as_str())
+                } else {
+                    format!("local:{}:{model}", b.mode.as_str())
+                }
+            }
         }
     }
 
@@ -239,6 +292,9 @@ impl AnyBackend {
             AnyBackend::OpenAi(b) => b.complete(turn).await,
             AnyBackend::Anthropic(b) => b.complete(turn).await,
             AnyBackend::Replay(b) => b.complete(turn),
+            // llama.cpp computes on this thread; the runtime moves its other tasks elsewhere.
+            AnyBackend::Local(b) => tokio::task::block_in_place(|| b.complete(turn)),
+            AnyBackend::Embed(b) => tokio::task::block_in_place(|| b.complete(turn)),
         }
     }
 }

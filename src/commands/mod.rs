@@ -62,7 +62,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         Command::List { paths } => run_list(&default_paths(paths), out),
         Command::Serve(options) => run_serve(options, out),
         Command::Import(options) => run_import(options, out),
-        Command::Run(options) => run_run(options, out),
+        Command::Run(options) => run_run(*options, out),
         Command::Report { run_dir } => run_report(&run_dir, out),
     }
 }

@@ -90,23 +90,27 @@ impl RunPlan {
         let mut seen = HashSet::new();
         for spec in &options.backends {
             let profile = config.backend.get(spec);
+            let from_command_line = HostedOptions {
+                base_url: options.base_url.clone(),
+                api_key_env: options.api_key_env.clone(),
+                max_tokens: options.max_tokens,
+                model: options.model.clone(),
+                threads: options.threads,
+                threads_batch: options.threads_batch,
+                ctx_size: options.ctx_size,
+            };
             let (backend_spec, hosted) = match profile {
                 Some(p) => (
                     p.spec.as_str(),
                     HostedOptions {
-                        base_url: p.base_url.clone().or(options.base_url.clone()),
-                        api_key_env: p.api_key_env.clone().or(options.api_key_env.clone()),
-                        max_tokens: p.max_tokens.or(options.max_tokens),
+                        base_url: p.base_url.clone().or(from_command_line.base_url),
+                        api_key_env: p.api_key_env.clone().or(from_command_line.api_key_env),
+                        max_tokens: p.max_tokens.or(from_command_line.max_tokens),
+                        model: p.model.clone().or(from_command_line.model),
+                        ..from_command_line
                     },
                 ),
-                None => (
-                    spec.as_str(),
-                    HostedOptions {
-                        base_url: options.base_url.clone(),
-                        api_key_env: options.api_key_env.clone(),
-                        max_tokens: options.max_tokens,
-                    },
-                ),
+                None => (spec.as_str(), from_command_line),
             };
             let backend = match AnyBackend::parse(backend_spec, &hosted) {
                 Ok(backend) => backend,
@@ -154,10 +158,16 @@ impl RunPlan {
                     "--budget needs a price for {id}: add --price {id}=IN,OUT (dollars per million tokens)"
                 ));
             }
-            let concurrency = profile
-                .and_then(|p| p.concurrency)
-                .unwrap_or(options.concurrency)
-                .max(1) as usize;
+            // One local model computes one trial at a time: parallel trials would only share the
+            // same cores and one KV cache.
+            let concurrency = if matches!(backend, AnyBackend::Local(_)) {
+                1
+            } else {
+                profile
+                    .and_then(|p| p.concurrency)
+                    .unwrap_or(options.concurrency)
+                    .max(1) as usize
+            };
             let limiter = RateLimiter::new(
                 profile
                     .and_then(|p| p.requests_per_minute)
@@ -166,8 +176,13 @@ impl RunPlan {
                     .and_then(|p| p.tokens_per_minute)
                     .or(options.tokens_per_minute),
             );
+            let local = match &backend {
+                AnyBackend::Local(b) => json!({"mode": b.mode, "options": b.options,
+                    "model_sha256": crate::backend::model_store::file_sha256(&b.options.model).ok()}),
+                _ => Value::Null,
+            };
             lane_manifest.push(json!({
-                "id": id, "spec": backend_spec, "hosted": backend.hosted(),
+                "id": id, "spec": backend_spec, "hosted": backend.hosted(), "local": local,
                 "concurrency": concurrency, "price": price,
                 "requests_per_minute": profile.and_then(|p| p.requests_per_minute).or(options.requests_per_minute),
                 "tokens_per_minute": profile.and_then(|p| p.tokens_per_minute).or(options.tokens_per_minute),

