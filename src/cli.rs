@@ -154,7 +154,7 @@ pub struct RunOptions {
     /// Threads a `local` model evaluates prompts with [default: 2].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads_batch: Option<u32>,
-    /// Context size of a `local` model, in tokens [default: 4096].
+    /// Context size of a `local` model, in tokens [default: 8192, SmolLM2's training context].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..=1048576))]
     pub ctx_size: Option<u32>,
     /// Trials in flight at once, per backend.

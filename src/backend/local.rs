@@ -361,16 +361,41 @@ fn choice_prompt(tools: &[Value]) -> String {
     prompt
 }
 
-/// The prompt for a model that writes its own call.
+/// The prompt for a model that writes its own call. Parameters are listed one per line (type,
+/// allowed values, required) rather than as JSON Schema: shorter, and easier for a small model.
 fn generation_prompt(tools: &[Value]) -> String {
     let mut prompt = String::from("You can call these tools:\n");
     for tool in tools {
         prompt.push_str(&format!(
-            "- {}: {} Arguments (JSON Schema): {}\n",
+            "- {}: {}\n",
             tool["name"].as_str().unwrap_or(""),
-            one_line(tool["description"].as_str().unwrap_or("")),
-            tool["inputSchema"]
+            one_line(tool["description"].as_str().unwrap_or(""))
         ));
+        let schema = &tool["inputSchema"];
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+            let mut line = format!(
+                "    {name} ({}{})",
+                property["type"].as_str().unwrap_or("any"),
+                if required.contains(&name.as_str()) {
+                    ", required"
+                } else {
+                    ""
+                }
+            );
+            if let Some(values) = property["enum"].as_array() {
+                let values: Vec<String> = values.iter().map(Value::to_string).collect();
+                line.push_str(&format!(" one of {}", values.join(", ")));
+            }
+            if let Some(description) = property["description"].as_str() {
+                line.push_str(&format!(": {}", one_line(description)));
+            }
+            prompt.push_str(&line);
+            prompt.push('\n');
+        }
     }
     prompt.push_str("To call a tool, reply with only a JSON object: {\"name\": \"TOOL\", \"arguments\": {...}}. If no tool fits, reply {\"name\": \"none\", \"arguments\": {}} or answer in plain text.");
     prompt

@@ -199,7 +199,7 @@ impl AnyBackend {
                     model,
                     threads: hosted.threads.unwrap_or(1),
                     threads_batch: hosted.threads_batch.unwrap_or(2),
-                    ctx_size: hosted.ctx_size.unwrap_or(4096),
+                    ctx_size: hosted.ctx_size.unwrap_or(8192),
                     max_tokens: hosted.max_tokens.unwrap_or(256),
                 };
                 LocalBackend::load(mode, options)
