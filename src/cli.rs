@@ -157,6 +157,12 @@ pub struct RunOptions {
     /// Context size of a `local` model, in tokens [default: 8192, SmolLM2's training context].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..=1048576))]
     pub ctx_size: Option<u32>,
+    /// Sampling temperature of a `local` model [default: 0, greedy decoding].
+    #[arg(long, value_name = "T")]
+    pub temperature: Option<f32>,
+    /// Seed of a `local` model's sampling (with --temperature above 0) [default: 0].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u32>,
     /// Trials in flight at once, per backend.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,

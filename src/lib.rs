@@ -8,7 +8,7 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, and the offline baselines (`bm25`, `random`, `oracle`); provider tool-name mapping |
+//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`); provider tool-name mapping; pinned model files |
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing |
 //! | [`commands`] | each subcommand: resolve arguments, call the library, print, pick the exit code |
 //! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |

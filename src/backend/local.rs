@@ -1,8 +1,9 @@
 //! `local[:MODE]`: a small instruct model run inside mcpick through llama.cpp (`llama-cpp-2`), so a
 //! run measures a real language model with no key and no server. The default model is
 //! SmolLM2-135M-Instruct (fetched once, see `model_store`); `--model PATH` takes any GGUF, whose own
-//! chat template formats the prompts. Decoding is greedy, so a trial's result depends only on its
-//! inputs: two runs give identical trials.
+//! chat template formats the prompts. Decoding is greedy by default (`--temperature` above 0 samples
+//! from a stream seeded by `--seed` and the trial), so a trial's result depends only on its inputs:
+//! two runs give identical trials.
 //!
 //! Modes:
 //! - `score` (default): multiple choice. Every tool name, and `none`, is scored by the
@@ -74,6 +75,18 @@ pub struct LocalOptions {
     pub ctx_size: u32,
     /// Longest generated reply, in tokens.
     pub max_tokens: u32,
+    /// 0 decodes greedily; above 0, tokens are drawn at this temperature from a stream seeded by
+    /// `seed` and the trial, so a rerun draws the same tokens.
+    pub temperature: f32,
+    pub seed: u32,
+}
+
+/// How one generation draws its tokens.
+#[derive(Debug, Clone, Copy)]
+struct Sampling {
+    temperature: f32,
+    seed: u32,
+    max_tokens: u32,
 }
 
 /// The loaded model and one context, reused trial after trial (its KV cache cleared each time).
@@ -173,6 +186,12 @@ impl LocalBackend {
             });
         }
         let request = last_user_text(turn.messages).to_string();
+        let sampling = Sampling {
+            temperature: self.options.temperature,
+            // Each trial its own stream, the same on every run.
+            seed: self.options.seed ^ (turn.seed as u32) ^ ((turn.seed >> 32) as u32),
+            max_tokens: self.options.max_tokens,
+        };
         // A trial that panicked mid-computation left the cache in an unknown state: start afresh.
         let mut engine = self.engine.lock().unwrap_or_else(|poisoned| {
             self.engine.clear_poison();
@@ -182,9 +201,9 @@ impl LocalBackend {
             engine
         });
         let reply = match self.mode {
-            LocalMode::Score => self.score(&mut engine, turn.tools, &request),
+            LocalMode::Score => self.score(&mut engine, turn.tools, &request, sampling),
             LocalMode::Generate | LocalMode::GenerateJson => {
-                self.generate_call(&mut engine, turn.tools, &request)
+                self.generate_call(&mut engine, turn.tools, &request, sampling)
             }
         }?;
         Ok(reply)
@@ -195,6 +214,7 @@ impl LocalBackend {
         engine: &mut Engine,
         tools: &[Value],
         request: &str,
+        sampling: Sampling,
     ) -> Result<Reply, BackendError> {
         let names: Vec<String> = tools
             .iter()
@@ -252,7 +272,7 @@ impl LocalBackend {
                 ("user", &follow_up),
             ],
             Some(&grammar),
-            self.options.max_tokens,
+            sampling,
         )?;
         input_tokens += engine.last_prompt_tokens;
         Ok(Reply {
@@ -272,6 +292,7 @@ impl LocalBackend {
         engine: &mut Engine,
         tools: &[Value],
         request: &str,
+        sampling: Sampling,
     ) -> Result<Reply, BackendError> {
         let system = generation_prompt(tools);
         let grammar = match self.mode {
@@ -294,7 +315,7 @@ impl LocalBackend {
         let (text, output_tokens) = engine.generate(
             &[("system", &system), ("user", request)],
             grammar.as_deref(),
-            self.options.max_tokens,
+            sampling,
         )?;
         let mut reply = parse_generated_call(&text);
         reply.input_tokens = engine.last_prompt_tokens;
@@ -612,19 +633,28 @@ impl Engine {
         &mut self,
         chat: &[(&str, &str)],
         grammar: Option<&str>,
-        max_tokens: u32,
+        sampling: Sampling,
     ) -> Result<(String, u64), BackendError> {
         let prompt = self.prompt_tokens(chat)?;
         self.evaluate_prompt(&prompt)?;
         let mut samplers = Vec::new();
         if let Some(grammar) = grammar {
-            samplers.push(
-                LlamaSampler::grammar(self.model, grammar, "root").map_err(|e| {
-                    BackendError::BadRequest(format!("the argument grammar was refused: {e}"))
-                })?,
-            );
+            // A grammar llama.cpp cannot use (a schema construct its converter gets wrong) falls
+            // back to "any JSON object": the reply still parses, the schema is checked by the tool.
+            let constrained = LlamaSampler::grammar(self.model, grammar, "root")
+                .or_else(|_| LlamaSampler::grammar(self.model, ANY_JSON_OBJECT, "root"))
+                .map_err(|e| {
+                    BackendError::BadRequest(format!("no JSON grammar could be built: {e}"))
+                })?;
+            samplers.push(constrained);
         }
-        samplers.push(LlamaSampler::greedy());
+        if sampling.temperature > 0.0 {
+            samplers.push(LlamaSampler::temp(sampling.temperature));
+            samplers.push(LlamaSampler::dist(sampling.seed));
+        } else {
+            samplers.push(LlamaSampler::greedy());
+        }
+        let max_tokens = sampling.max_tokens;
         let mut sampler = LlamaSampler::chain_simple(samplers);
         let mut bytes = Vec::new();
         let mut position = prompt.len();

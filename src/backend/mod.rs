@@ -138,6 +138,8 @@ pub struct HostedOptions {
     pub threads: Option<u32>,
     pub threads_batch: Option<u32>,
     pub ctx_size: Option<u32>,
+    pub temperature: Option<f32>,
+    pub seed: Option<u32>,
 }
 
 impl AnyBackend {
@@ -201,6 +203,8 @@ impl AnyBackend {
                     threads_batch: hosted.threads_batch.unwrap_or(2),
                     ctx_size: hosted.ctx_size.unwrap_or(8192),
                     max_tokens: hosted.max_tokens.unwrap_or(256),
+                    temperature: hosted.temperature.unwrap_or(0.0),
+                    seed: hosted.seed.unwrap_or(0),
                 };
                 LocalBackend::load(mode, options)
                     .map(|b| AnyBackend::Local(std::sync::Arc::new(b)))

@@ -77,6 +77,12 @@ impl RunPlan {
         if options.budget.is_some_and(|b| !(b.is_finite() && b > 0.0)) {
             problems.push("--budget must be a positive number of dollars".into());
         }
+        if options
+            .temperature
+            .is_some_and(|t| !(t.is_finite() && t >= 0.0))
+        {
+            problems.push("--temperature must be 0 or more".into());
+        }
         if !(options.timeout.is_finite() && options.timeout > 0.0) {
             problems.push("--timeout must be a positive number of seconds".into());
         }
@@ -98,6 +104,8 @@ impl RunPlan {
                 threads: options.threads,
                 threads_batch: options.threads_batch,
                 ctx_size: options.ctx_size,
+                temperature: options.temperature,
+                seed: options.seed,
             };
             let (backend_spec, hosted) = match profile {
                 Some(p) => (
