@@ -7,6 +7,7 @@
 mod common;
 
 use common::mock_provider::{Dialect, MockProvider, TEST_KEY};
+use common::read_trials;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -93,14 +94,6 @@ fn mcpick(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn trials(folder: &Path) -> Vec<Value> {
-    std::fs::read_to_string(folder.join("trials.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 fn by_task<'a>(lines: &'a [Value], task: &str) -> &'a Value {
     lines
         .iter()
@@ -146,7 +139,7 @@ fn every_wire_case(dialect: Dialect) {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(provider.violations(), Vec::<String>::new());
-    let lines = trials(&dir.path().join("run"));
+    let lines = read_trials(&dir.path().join("run"));
     assert_eq!(lines.len(), 8, "every trial recorded once");
     let outcome = |task: &str| {
         by_task(&lines, task)["outcome"]
@@ -213,7 +206,7 @@ fn every_wire_case(dialect: Dialect) {
         String::from_utf8_lossy(&output.stdout)
     );
     assert_eq!(provider.requests(), requests);
-    let replayed = trials(&dir.path().join("replayed"));
+    let replayed = read_trials(&dir.path().join("replayed"));
     assert_eq!(replayed.len(), 8);
     for line in &replayed {
         let original = by_task(&lines, line["task"].as_str().unwrap());
@@ -264,7 +257,7 @@ fn rejected_key_names_the_variable(dialect: Dialect) {
         "the key itself is never printed"
     );
     // The other backend's trials all finished and were kept; the rejected ones are left to resume.
-    let lines = trials(&dir.path().join("run"));
+    let lines = read_trials(&dir.path().join("run"));
     assert_eq!(lines.iter().filter(|l| l["backend"] == "bm25").count(), 8);
     assert_eq!(lines.iter().filter(|l| l["backend"] != "bm25").count(), 0);
     // Stopped after the first rejection instead of failing every trial.
@@ -327,8 +320,8 @@ fn a_rerun_of_the_same_plan_is_served_from_the_cache() {
         assert_eq!(run("second").status.code(), Some(0));
         assert_eq!(provider.requests(), after_first, "no request on the rerun");
         let (first, second) = (
-            trials(&dir.path().join("first")),
-            trials(&dir.path().join("second")),
+            read_trials(&dir.path().join("first")),
+            read_trials(&dir.path().join("second")),
         );
         for line in &second {
             assert_eq!(line["requests"], 0, "{line}");
@@ -372,7 +365,7 @@ fn a_spent_budget_stops_new_trials_and_resume_with_more_finishes() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(3), "{stdout}");
     assert!(stdout.contains("budget of $0.50 is spent"), "{stdout}");
-    let lines = trials(&dir.path().join("run"));
+    let lines = read_trials(&dir.path().join("run"));
     // `call` and `parallel` take two replies each ($0.44 so far), `text` one: $0.55 crosses the
     // budget and nothing starts after it.
     assert_eq!(lines.len(), 3, "{stdout}");
@@ -385,7 +378,7 @@ fn a_spent_budget_stops_new_trials_and_resume_with_more_finishes() {
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert_eq!(trials(&dir.path().join("run")).len(), 8);
+    assert_eq!(read_trials(&dir.path().join("run")).len(), 8);
 }
 
 #[test]
@@ -441,7 +434,7 @@ fn a_config_profile_names_a_backend_and_no_file_holds_the_key() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
-    let lines = trials(&dir.path().join("run"));
+    let lines = read_trials(&dir.path().join("run"));
     assert!(lines.iter().all(|l| l["backend"] == "claude-local"));
     // 100 tokens in and 10 out per reply at $3 / $15 per million.
     let call = by_task(&lines, "call");

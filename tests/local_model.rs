@@ -4,6 +4,9 @@
 //! deterministic and beat `random`; bad model files and prompts too long for the context must be
 //! clear errors, never a crash.
 
+mod common;
+
+use common::read_trials;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -30,14 +33,6 @@ fn mcpick(args: &[&str]) -> Output {
         .arg("--no-progress")
         .output()
         .unwrap()
-}
-
-fn trials(folder: &Path) -> Vec<Value> {
-    std::fs::read_to_string(folder.join("trials.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn accuracy(lines: &[Value], backend: &str) -> f64 {
@@ -128,7 +123,7 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
             String::from_utf8_lossy(&output.stderr)
         );
         eprintln!("{stdout}");
-        trials(folder)
+        read_trials(folder)
     };
     let a = run(&first, &["local", "local:generate", "random"]);
     let b = run(&second, &["local"]);
@@ -180,7 +175,7 @@ fn embed_picks_better_than_random() {
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
-    let lines = trials(out.path());
+    let lines = read_trials(out.path());
     let selection = |backend: &str| {
         let mine: Vec<&Value> = lines
             .iter()
@@ -247,7 +242,7 @@ fn a_prompt_longer_than_the_context_is_an_error_for_that_trial() {
     ]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
-    let lines = trials(out.path());
+    let lines = read_trials(out.path());
     assert!(lines.len() >= 50);
     for line in &lines {
         assert_eq!(line["outcome"], "error", "{line}");

@@ -3,3 +3,13 @@
 #![allow(dead_code)]
 
 pub mod mock_provider;
+
+/// The records of a run folder's `trials.jsonl`, each line parsed (a line that does not parse
+/// fails the test).
+pub fn read_trials(folder: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(folder.join("trials.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
