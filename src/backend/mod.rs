@@ -296,7 +296,8 @@ impl AnyBackend {
             AnyBackend::OpenAi(b) => b.complete(turn).await,
             AnyBackend::Anthropic(b) => b.complete(turn).await,
             AnyBackend::Replay(b) => b.complete(turn),
-            // llama.cpp computes on this thread; the runtime moves its other tasks elsewhere.
+            // llama.cpp and candle compute on this thread; the (multi-thread) runtime `run` uses
+            // moves its other tasks elsewhere meanwhile.
             AnyBackend::Local(b) => tokio::task::block_in_place(|| b.complete(turn)),
             AnyBackend::Embed(b) => tokio::task::block_in_place(|| b.complete(turn)),
         }
