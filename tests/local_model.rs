@@ -255,3 +255,48 @@ fn a_prompt_longer_than_the_context_is_an_error_for_that_trial() {
         );
     }
 }
+
+#[test]
+fn sampling_with_a_seed_is_reproducible() {
+    let out = tempfile::tempdir().unwrap();
+    let suite = out.path().join("home12.toml");
+    std::fs::write(&suite, SMALL_SUITE).unwrap();
+    let transcripts = |name: &str, seed: &str| {
+        let folder = out.path().join(name);
+        let output = mcpick(&[
+            "run",
+            suite.to_str().unwrap(),
+            "--backend",
+            "local:generate",
+            "--temperature",
+            "0.8",
+            "--seed",
+            seed,
+            "--max-tokens",
+            "24",
+            "--out",
+            folder.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        let mut lines: Vec<(String, String)> = read_trials(&folder)
+            .iter()
+            .map(|l| (l["task"].to_string(), l["transcript"].to_string()))
+            .collect();
+        lines.sort();
+        lines
+    };
+    let first = transcripts("first", "7");
+    assert_eq!(first.len(), 10);
+    assert_eq!(
+        first,
+        transcripts("second", "7"),
+        "the same seed draws the same tokens"
+    );
+    // And the seed is really used: another one draws differently somewhere.
+    assert_ne!(first, transcripts("third", "8"));
+}
