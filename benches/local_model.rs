@@ -111,6 +111,7 @@ fn trial_speed(quick: bool) {
                 task,
                 suite: &suite.name,
                 seed: 0,
+                repeat: 0,
             };
             let started = Instant::now();
             runtime.block_on(backend.complete(turn)).unwrap();

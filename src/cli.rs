@@ -43,6 +43,12 @@ pub enum Command {
     },
     /// Run every task of the suites against every backend and score the tool calls.
     Run(Box<RunOptions>),
+    /// A paired description A/B test: `run` with two or more `--variant`s, reported as differences
+    /// with a paired bootstrap interval, McNemar's exact test and a verdict per backend.
+    Ab(Box<RunOptions>),
+    /// A toolset-size sweep: `run` with `--sizes`, reported as accuracy against the number of tools
+    /// shown, by gold-tool position, with a logistic fit of where accuracy falls.
+    Sweep(Box<RunOptions>),
     /// Rebuild a run's summaries and trials.csv from its trials.jsonl alone.
     Report {
         /// The run folder (it holds trials.jsonl).
@@ -57,6 +63,30 @@ pub enum Command {
         /// Directories to look in [default: toolsets/ and tasks/].
         paths: Vec<PathBuf>,
     },
+}
+
+/// Where a sweep's distractor tools come from.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Distractors {
+    #[default]
+    Random,
+    Similar,
+}
+
+impl Distractors {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Distractors::Random => "random",
+            Distractors::Similar => "similar",
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -123,6 +153,36 @@ pub struct RunOptions {
     /// Model turns per trial (each turn may call tools; results go back to the model).
     #[arg(long, default_value_t = 4)]
     pub max_turns: usize,
+    /// Run each suite's toolset as overlaid by this variant (a name from toolsets/variants/, or
+    /// `base` for the toolset as it is). Repeat for a paired A/B comparison: every arm sees the same
+    /// tasks, seeds and tool order. Only suites whose toolset every variant applies to are run.
+    #[arg(long = "variant", value_name = "NAME")]
+    #[serde(default)]
+    pub variants: Vec<String>,
+    /// Toolset sizes to sweep, e.g. 5,15,30: each trial shows the task's gold tools plus
+    /// distractors from other toolsets, nested (for one seed the 15-tool set holds the 5-tool set)
+    /// and shuffled by the seed.
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[serde(default)]
+    pub sizes: Vec<u32>,
+    /// How a sweep draws distractors: at random, or the tools nearest to the gold tool (BM25 over
+    /// name and description: the hard case).
+    #[arg(long, value_enum, default_value_t = Distractors::Random)]
+    #[serde(default)]
+    pub distractors: Distractors,
+    /// Distractor draws per size in a sweep (seeds 0 to S-1).
+    #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[serde(default = "one")]
+    pub seeds: u32,
+    /// Trials per task and condition; with more than one, reports give pass@k and consistency.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    #[serde(default = "one")]
+    pub repeats: u32,
+    /// Toolsets (a file or directory) a sweep draws distractors from [default: every toolset in
+    /// toolsets/ but the suite's own].
+    #[arg(long, value_name = "DIR")]
+    #[serde(default)]
+    pub pool: Option<std::path::PathBuf>,
     /// The run folder [default: reports/<UTC time>-<plan hash>].
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
     #[serde(skip)]

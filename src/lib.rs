@@ -19,8 +19,11 @@
 //! | [`retrieval`] | tokenising tool descriptions, TF-IDF similarity and BM25 ranking |
 //! | [`runner`] | the run plan, backend lanes (cache, rate limits, timeouts, retries, prices), the trial loop over the in-memory MCP transport, the scheduler (concurrency, budget, Ctrl-C) and the run folder written as trials finish |
 //! | [`score`] | pure scoring: the outcome taxonomy, BFCL-style argument matching, tallies with Wilson intervals |
+//! | [`analysis`] | a run's trials as a polars DataFrame (and `trials.parquet`); A/B pairs, size curves, position bias and confusion as queries; the statistics (McNemar, bootstrap, logistic fit, power) |
+//! | [`report`] | exporters: the Markdown sections of `summary.md` and the self-contained `report.html` with inline SVG charts |
 //! | [`mcp`] | the MCP protocol: JSON-RPC frames, the server's methods, stdio / HTTP / in-memory transports, the client |
 
+pub mod analysis;
 pub mod backend;
 pub mod cli;
 pub mod commands;
@@ -29,6 +32,7 @@ pub mod load;
 pub mod mcp;
 pub mod model;
 pub mod registry;
+pub mod report;
 pub mod retrieval;
 pub mod runner;
 pub mod score;

@@ -199,6 +199,7 @@ mod tests {
             task: &task,
             suite: "test",
             seed: 0,
+            repeat: 0,
         });
         assert_eq!(reply.calls.len(), 1, "{reply:?}");
         assert_eq!(reply.calls[0].tool, "get_weather_forecast");
@@ -217,6 +218,7 @@ mod tests {
             task: &task,
             suite: "test",
             seed: 0,
+            repeat: 0,
         });
         assert!(
             reply.calls.is_empty(),

@@ -74,6 +74,9 @@ pub struct Turn<'a> {
     pub suite: &'a str,
     /// A per-trial seed, for backends that draw at random.
     pub seed: u64,
+    /// Which repeat of the trial this is (0 for the first): repeats of a hosted model must not be
+    /// answered from the cache by the first one's reply.
+    pub repeat: u32,
 }
 
 /// A model's reply.

@@ -63,6 +63,21 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         Command::Serve(options) => run_serve(options, out),
         Command::Import(options) => run_import(options, out),
         Command::Run(options) => run_run(*options, out),
+        Command::Ab(options) if options.resume.is_none() && options.variants.len() < 2 => {
+            writeln!(
+                out,
+                "mcpick ab: name at least two arms, e.g. --variant travel-terse --variant travel-rich (or --variant base)"
+            )?;
+            Ok(Outcome::InvalidInput)
+        }
+        Command::Sweep(options) if options.resume.is_none() && options.sizes.is_empty() => {
+            writeln!(
+                out,
+                "mcpick sweep: give the sizes, e.g. --sizes 5,15,30,50,100"
+            )?;
+            Ok(Outcome::InvalidInput)
+        }
+        Command::Ab(options) | Command::Sweep(options) => run_run(*options, out),
         Command::Report { run_dir } => run_report(&run_dir, out),
     }
 }

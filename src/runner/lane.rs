@@ -171,13 +171,20 @@ impl BackendLane {
         let mut cost = ReplyCost::default();
         let hosted = self.backend.hosted();
         let cache_key = match (&self.cache, hosted) {
-            (Some(_), Some(config)) => Some(ResponseCache::key(&json!({
-                "backend": self.backend.id(),
-                "config": config,
-                "system_prompt": DEFAULT_SYSTEM_PROMPT,
-                "messages": turn.messages,
-                "tools": turn.tools,
-            }))),
+            (Some(_), Some(config)) => {
+                let mut request = json!({
+                    "backend": self.backend.id(),
+                    "config": config,
+                    "system_prompt": DEFAULT_SYSTEM_PROMPT,
+                    "messages": turn.messages,
+                    "tools": turn.tools,
+                });
+                // Only later repeats get their own entries, so first trials keep the keys they had.
+                if turn.repeat > 0 {
+                    request["repeat"] = json!(turn.repeat);
+                }
+                Some(ResponseCache::key(&request))
+            }
             _ => None,
         };
         if let (Some(cache), Some(key)) = (&self.cache, &cache_key)

@@ -6,6 +6,7 @@
 //! each trial as it finishes (`output`), so a crash or Ctrl-C loses nothing finished.
 
 mod cache;
+mod exposure;
 mod lane;
 mod output;
 mod plan;
@@ -14,9 +15,12 @@ mod schedule;
 mod trial;
 
 pub use cache::ResponseCache;
+pub use exposure::{distractor_pool, exposed_tools, gold_position};
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use output::{RunFolder, TrialLine, finished_trials, rebuild};
-pub use plan::{PlanError, PlannedTrial, RunPlan, TrialKey, fnv1a, options_from_manifest};
+pub use plan::{
+    BASE_ARM, PlanError, PlannedTrial, RunPlan, TrialKey, fnv1a, options_from_manifest,
+};
 pub use price::{Price, list_price};
 pub use schedule::{Execution, execute};
 pub use trial::{Halt, TrialOutcome, run_trial};

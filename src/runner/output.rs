@@ -2,7 +2,11 @@
 //! crash loses nothing finished), and everything derived from it alone by `rebuild` — `summary.json`,
 //! `summary.md`, `trials.csv` — so `mcpick report` and a finished run produce the same outputs.
 
-use crate::score::{Interval, Outcome, Tally, Verdict};
+use crate::analysis::trials::parse_rows;
+use crate::analysis::{RunAnalysis, analyse};
+use crate::report::markdown::{markdown_table, percent};
+use crate::report::{Table, experiment_markdown, html_page};
+use crate::score::{Outcome, Tally, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -16,6 +20,21 @@ pub struct TrialLine<'a> {
     pub toolset: &'a str,
     pub task: &'a str,
     pub backend: &'a str,
+    /// The variant arm (absent when the run names no variants).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<&'a str>,
+    /// Tools a sweep trial shows (absent: the suite's whole toolset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distractors: Option<&'a str>,
+    pub sweep_seed: u32,
+    pub repeat: u32,
+    /// 1-based position of the first expected tool in the list shown.
+    pub gold_position: Option<usize>,
+    pub expected_tools: &'a [&'a str],
+    /// The tool names in the order `tools/list` gave them.
+    pub tools_shown: &'a [String],
     pub lang: &'a str,
     pub tags: &'a [String],
     #[serde(flatten)]
@@ -103,6 +122,14 @@ pub fn finished_trials(
         backend: String,
         #[serde(default)]
         cost_usd: f64,
+        #[serde(default)]
+        variant: Option<String>,
+        #[serde(default)]
+        size: Option<u32>,
+        #[serde(default)]
+        sweep_seed: u32,
+        #[serde(default)]
+        repeat: u32,
     }
     let text = match std::fs::read_to_string(folder.join("trials.jsonl")) {
         Ok(text) => text,
@@ -120,6 +147,10 @@ pub fn finished_trials(
             suite: finished.suite,
             task: finished.task,
             backend: finished.backend,
+            variant: finished.variant.unwrap_or_default(),
+            size: finished.size.unwrap_or(0),
+            sweep_seed: finished.sweep_seed,
+            repeat: finished.repeat,
         });
     }
     Ok((keys, cost))
@@ -132,6 +163,8 @@ struct StoredTrial {
     toolset: String,
     task: String,
     backend: String,
+    #[serde(default)]
+    variant: Option<String>,
     lang: String,
     #[serde(flatten)]
     verdict: Verdict,
@@ -159,9 +192,10 @@ struct Cell {
     calls: u64,
 }
 
-/// Rebuilds `summary.json`, `summary.md` and `trials.csv` from `trials.jsonl` alone, and returns the
-/// Markdown table. A line that does not parse (a crash can cut the last one short) is skipped and
-/// counted in the summary, never fatal.
+/// Rebuilds `summary.json`, `summary.md`, `trials.csv`, `trials.parquet` and `report.html` from
+/// `trials.jsonl` alone, and returns the Markdown (the summary table and the experiment sections).
+/// A line that does not parse (a crash can cut the last one short) is skipped and counted in the
+/// summary, never fatal.
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     let text = std::fs::read_to_string(folder.join("trials.jsonl"))?;
     let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
@@ -215,7 +249,15 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             trial.backend_error.as_deref().unwrap_or(""),
             &verdict.detail,
         ])?;
-        for suite in [trial.suite.clone(), "(all)".to_string()] {
+        let suite = match &trial.variant {
+            Some(variant) => format!("{} · {variant}", trial.suite),
+            None => trial.suite.clone(),
+        };
+        let all = match &trial.variant {
+            Some(variant) => format!("(all) · {variant}"),
+            None => "(all)".to_string(),
+        };
+        for suite in [suite, all] {
             let cell = cells.entry((trial.backend.clone(), suite)).or_default();
             cell.tally.add(verdict);
             cell.latencies_ms.push(trial.latency_ms);
@@ -227,29 +269,72 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         }
     }
     csv.flush()?;
-    let (markdown, json) = summary_table(&mut cells);
+    let (table, json) = summary_table(&mut cells);
+    let markdown = markdown_table(&table);
     let note = if unreadable > 0 {
         format!("\n{unreadable} line(s) of trials.jsonl could not be read and are not counted.\n")
     } else {
         String::new()
     };
+    let (rows, _) = parse_rows(&text);
+    let (experiments, experiments_json) = match analyse(folder, rows) {
+        Ok(analysis) => {
+            let manifest =
+                std::fs::read_to_string(folder.join("manifest.json")).unwrap_or_default();
+            let title = format!(
+                "mcpick run {}",
+                folder
+                    .file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+            );
+            std::fs::write(
+                folder.join("report.html"),
+                html_page(&title, table, &analysis, manifest),
+            )?;
+            (experiment_markdown(&analysis), experiments_json(&analysis))
+        }
+        Err(e) => (format!("\nanalysis failed: {e}\n"), serde_json::Value::Null),
+    };
     std::fs::write(
         folder.join("summary.md"),
-        format!("# mcpick run\n\nAccuracies with Wilson 95% intervals.\n\n{markdown}{note}"),
+        format!(
+            "# mcpick run\n\nAccuracies with Wilson 95% intervals.\n\n{markdown}{note}{experiments}"
+        ),
     )?;
-    let summary = serde_json::json!({ "cells": json, "unreadable_lines": unreadable });
+    let summary = serde_json::json!({
+        "cells": json,
+        "unreadable_lines": unreadable,
+        "experiments": experiments_json,
+    });
     std::fs::write(
         folder.join("summary.json"),
         serde_json::to_string_pretty(&summary).unwrap_or_default(),
     )?;
-    Ok(format!("{markdown}{note}"))
+    Ok(format!("{markdown}{note}{experiments}"))
 }
 
-/// The cells as a Markdown table and as JSON.
-fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde_json::Value) {
-    let mut markdown = String::from(
-        "| backend | suite | trials | accuracy | selection | tool + args | abstention P / R | calls / task | latency p50 / p95 | tokens in / out | cost | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-    );
+/// The cells as a table and as JSON.
+fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (Table, serde_json::Value) {
+    let mut table = Table {
+        caption: "Summary per backend and suite: accuracies with Wilson 95% intervals".into(),
+        header: [
+            "backend",
+            "suite",
+            "trials",
+            "accuracy",
+            "selection",
+            "tool + args",
+            "abstention P / R",
+            "calls / task",
+            "latency p50 / p95",
+            "tokens in / out",
+            "cost",
+            "errors",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
     let mut json = Vec::new();
     for ((backend, suite), cell) in cells.iter_mut() {
         let tally = &cell.tally;
@@ -269,19 +354,20 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde
         } else {
             cell.calls as f64 / tally.trials() as f64
         };
-        markdown.push_str(&format!(
-            "| {backend} | {suite} | {} | {} | {} | {} | {:.2} / {:.2} | {calls_per_task:.2} | {p50:.0} / {p95:.0} ms | {} / {} | ${:.4} | {} |\n",
-            tally.trials(),
+        table.rows.push(vec![
+            backend.clone(),
+            suite.clone(),
+            tally.trials().to_string(),
             percent(&accuracy),
             percent(&selection),
             percent(&full),
-            precision.estimate,
-            recall.estimate,
-            cell.input_tokens,
-            cell.output_tokens,
-            cell.cost_usd,
-            tally.count(Outcome::Error)
-        ));
+            format!("{:.2} / {:.2}", precision.estimate, recall.estimate),
+            format!("{calls_per_task:.2}"),
+            format!("{p50:.0} / {p95:.0} ms"),
+            format!("{} / {}", cell.input_tokens, cell.output_tokens),
+            format!("${:.4}", cell.cost_usd),
+            tally.count(Outcome::Error).to_string(),
+        ]);
         let counts: BTreeMap<&str, u64> = Outcome::ALL
             .iter()
             .map(|o| (o.as_str(), tally.count(*o)))
@@ -298,7 +384,7 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (String, serde
             "retries": cell.retries,
         }));
     }
-    (markdown, serde_json::Value::Array(json))
+    (table, serde_json::Value::Array(json))
 }
 
 /// Nearest-rank percentile of sorted values (0 when there are none).
@@ -310,13 +396,52 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-fn percent(interval: &Interval) -> String {
-    format!(
-        "{:.1}% [{:.1}, {:.1}]",
-        interval.estimate * 100.0,
-        interval.low * 100.0,
-        interval.high * 100.0
-    )
+/// The experiment results as JSON for `summary.json`.
+fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
+    use serde_json::json;
+    let ab: Vec<_> = analysis.ab.iter().map(|c| json!({
+        "backend": c.backend, "arm_a": c.arm_a, "arm_b": c.arm_b, "pairs": c.pairs,
+        "a": c.a, "b": c.b,
+        "difference": c.difference.as_ref().map(|d| json!({"estimate": d.difference, "low": d.low, "high": d.high})),
+        "mcnemar": {"only_a": c.mcnemar.only_a, "only_b": c.mcnemar.only_b, "p_value": c.mcnemar.p_value},
+        "verdict": c.verdict.sentence(&c.arm_a, &c.arm_b),
+        "only_a_tasks": c.only_a, "only_b_tasks": c.only_b,
+        "tasks_for_80_percent_power": c.tasks_needed,
+        "repeats": c.repeats_a.as_ref().zip(c.repeats_b.as_ref()).map(|(a, b)| json!({
+            "a": {"tasks": a.tasks, "pass_at_k": a.pass_at_k, "all_pass": a.all_pass, "consistency": a.consistency},
+            "b": {"tasks": b.tasks, "pass_at_k": b.pass_at_k, "all_pass": b.all_pass, "consistency": b.consistency},
+        })),
+    })).collect();
+    let sizes: Vec<_> = analysis
+        .sizes
+        .iter()
+        .map(|c| {
+            json!({
+                "series": c.series,
+                "points": c.points.iter().map(|p| json!({
+                    "size": p.size, "right_pick": p.pick, "correct": p.correct,
+                    "mean_input_tokens": p.mean_input_tokens, "mean_tools_shown": p.mean_shown,
+                })).collect::<Vec<_>>(),
+                "fit": c.fit.as_ref().map(|f| json!({
+                    "intercept": f.intercept, "slope": f.slope, "small_n": f.small_n,
+                    "accuracy_at_small_n": f.accuracy_at_small_n,
+                    "n_at_90_percent": f.n_at_90_percent, "n_at_50_percent": f.n_at_50_percent,
+                })),
+            })
+        })
+        .collect();
+    let positions: Vec<_> = analysis.positions.iter().map(|c| json!({
+        "series": c.series,
+        "buckets": c.buckets.iter().map(|(first, label, i)| json!({"first": first, "label": label, "right_pick": i})).collect::<Vec<_>>(),
+    })).collect();
+    let confusion: Vec<_> = analysis.confusions.iter().map(|m| json!({
+        "backend": m.backend, "expected": m.expected, "picked": m.picked, "counts": m.counts,
+        "confused_pairs": m.confused_pairs.iter().map(|(a, b, ab, ba)| json!({
+            "a": a, "b": b, "a_to_b": ab, "b_to_a": ba,
+            "lint": analysis.lint_links.get(&(a.clone(), b.clone())),
+        })).collect::<Vec<_>>(),
+    })).collect();
+    json!({"arms": analysis.arms, "ab": ab, "sizes": sizes, "positions": positions, "confusion": confusion})
 }
 
 #[cfg(test)]

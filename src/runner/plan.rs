@@ -5,13 +5,14 @@
 //! have checked at the start. The plan also writes the manifest that `--resume` reads back.
 
 use super::cache::ResponseCache;
+use super::exposure::distractor_pool;
 use super::lane::{BackendLane, RateLimiter, RetryPolicy};
 use super::price::{Price, list_price, parse_price_override};
 use crate::backend::{AnyBackend, DEFAULT_SYSTEM_PROMPT, HostedOptions};
-use crate::cli::RunOptions;
+use crate::cli::{Distractors, RunOptions};
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
-use crate::model::Task;
+use crate::model::{Expectation, Task, Tool};
 use crate::spec::{BackendProfile, ConfigFile};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -20,12 +21,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// One suite, ready to serve.
+/// One suite under one arm (its toolset as is, or overlaid by a variant), ready to serve.
 pub struct SuitePlan {
     pub name: String,
     pub toolset: String,
+    /// The arm: a variant name, `base`, or `None` when the run names no variants.
+    pub variant: Option<String>,
+    /// The arm's whole toolset, served as is when no size is asked for.
     pub server: Arc<McpServer>,
+    pub tools: Vec<Tool>,
+    /// The tasks, their expected tool names mapped through the variant's renames.
     pub tasks: Vec<Task>,
+    /// Where a sweep draws distractors from (empty without `--sizes`).
+    pub pool: Vec<Tool>,
 }
 
 /// Identifies a trial across runs (what `--resume` compares).
@@ -34,20 +42,34 @@ pub struct TrialKey {
     pub suite: String,
     pub task: String,
     pub backend: String,
+    /// The variant arm, empty when the run names none.
+    pub variant: String,
+    /// Tools shown in a sweep trial; 0 for the whole toolset.
+    pub size: u32,
+    pub sweep_seed: u32,
+    pub repeat: u32,
 }
 
-/// A trial to run: indices into the plan.
+/// A trial to run: indices into the plan, and the condition.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlannedTrial {
     pub suite: usize,
     pub task: usize,
     pub lane: usize,
+    /// 0: the suite's whole toolset; otherwise the number of tools a sweep shows.
+    pub size: u32,
+    pub sweep_seed: u32,
+    pub repeat: u32,
 }
 
 pub struct RunPlan {
     pub suites: Vec<SuitePlan>,
     pub lanes: Vec<Arc<BackendLane>>,
     pub max_turns: usize,
+    pub sizes: Vec<u32>,
+    pub distractors: Distractors,
+    pub seeds: u32,
+    pub repeats: u32,
     pub budget: Option<f64>,
     /// Eight hex digits naming the plan (options and file contents).
     pub hash: String,
@@ -232,10 +254,34 @@ impl RunPlan {
                     .join(", ")
             ));
         }
+        for name in &options.variants {
+            if name != BASE_ARM && workspace.variant(name).is_none() {
+                problems.push(format!(
+                    "--variant {name}: no such variant (variants: {}; or `{BASE_ARM}` for a toolset as it is)",
+                    workspace
+                        .variants
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        if options.variants.iter().collect::<HashSet<_>>().len() < options.variants.len() {
+            problems.push("a --variant is named twice".into());
+        }
+        let pool_workspace = options.pool.as_ref().map(|dir| {
+            let pool = Workspace::load(std::slice::from_ref(dir));
+            if pool.toolsets.is_empty() {
+                problems.push(format!("--pool {}: no toolsets found", dir.display()));
+            }
+            pool
+        });
         let mut suites = Vec::new();
-        if !workspace.has_errors() {
+        if !workspace.has_errors() && problems.is_empty() {
             let mut loaded: Vec<_> = workspace.suites.iter().collect();
             loaded.sort_by(|a, b| a.name.cmp(&b.name));
+            let mut skipped = Vec::new();
             for suite in loaded {
                 let Some(toolset) = workspace.toolset(&suite.toolset) else {
                     problems.push(format!(
@@ -245,17 +291,92 @@ impl RunPlan {
                     ));
                     continue;
                 };
-                match ServedTools::new(toolset.tools.clone()) {
-                    Ok(served) => suites.push(SuitePlan {
-                        name: suite.name.clone(),
-                        toolset: suite.toolset.clone(),
-                        server: McpServer::new(ServerConfig::default(), served),
-                        tasks: suite.tasks.clone(),
-                    }),
-                    Err(e) => {
-                        problems.push(format!("{}: cannot serve: {e}", toolset.source.display()))
+                // A suite runs under every named arm or not at all: an A/B comparison needs pairs.
+                let arms: Vec<(Option<String>, Vec<Tool>, Vec<Task>)> = if options
+                    .variants
+                    .is_empty()
+                {
+                    vec![(None, toolset.tools.clone(), suite.tasks.clone())]
+                } else {
+                    let mut arms = Vec::new();
+                    for name in &options.variants {
+                        if name == BASE_ARM {
+                            arms.push((
+                                Some(name.clone()),
+                                toolset.tools.clone(),
+                                suite.tasks.clone(),
+                            ));
+                        } else if let Some(variant) =
+                            workspace.variant(name).filter(|v| v.base == suite.toolset)
+                        {
+                            let tasks = suite
+                                .tasks
+                                .iter()
+                                .map(|task| {
+                                    renamed_task(task, |tool| {
+                                        variant.map_tool(tool).map(str::to_string)
+                                    })
+                                })
+                                .collect();
+                            arms.push((Some(name.clone()), variant.toolset.tools.clone(), tasks));
+                        }
+                    }
+                    if arms.len() < options.variants.len() {
+                        skipped.push(suite.name.clone());
+                        continue;
+                    }
+                    arms
+                };
+                let pool = if options.sizes.is_empty() {
+                    Vec::new()
+                } else {
+                    let toolsets = pool_workspace
+                        .as_ref()
+                        .unwrap_or(&workspace)
+                        .toolsets
+                        .iter();
+                    distractor_pool(
+                        toolsets.map(|t| (t.name.as_str(), t.tools.as_slice())),
+                        &suite.toolset,
+                        &toolset.tools,
+                    )
+                };
+                if let Some(&largest) = options.sizes.iter().max() {
+                    let most = pool.len() + 1;
+                    if largest as usize > most {
+                        problems.push(format!(
+                            "--sizes {largest}: suite {} can show at most {most} tools (its gold tool and {} distractors from other toolsets)",
+                            suite.name,
+                            pool.len()
+                        ));
                     }
                 }
+                for (variant, tools, tasks) in arms {
+                    match ServedTools::new(tools.clone()) {
+                        Ok(served) => suites.push(SuitePlan {
+                            name: suite.name.clone(),
+                            toolset: suite.toolset.clone(),
+                            variant,
+                            server: McpServer::new(ServerConfig::default(), served),
+                            tools,
+                            tasks,
+                            pool: pool.clone(),
+                        }),
+                        Err(e) => problems
+                            .push(format!("{}: cannot serve: {e}", toolset.source.display())),
+                    }
+                }
+            }
+            if suites.is_empty() && !skipped.is_empty() {
+                problems.push(format!(
+                    "no suite has a toolset that every --variant applies to (skipped: {})",
+                    skipped.join(", ")
+                ));
+            } else if !skipped.is_empty() {
+                eprintln!(
+                    "mcpick run: suites skipped because not every --variant applies to their toolset: {}",
+                    skipped.join(", ")
+                );
             }
         }
         if !problems.is_empty() {
@@ -275,7 +396,15 @@ impl RunPlan {
                 Sha256::digest(json!({"options": options_json, "files": files}).to_string());
             digest[..4].iter().map(|b| format!("{b:02x}")).collect()
         };
-        let trials: usize = suites.iter().map(|s| s.tasks.len()).sum::<usize>() * lanes.len();
+        let conditions = options.sizes.len().max(1)
+            * if options.sizes.is_empty() {
+                1
+            } else {
+                options.seeds as usize
+            }
+            * options.repeats as usize;
+        let trials: usize =
+            suites.iter().map(|s| s.tasks.len()).sum::<usize>() * lanes.len() * conditions;
         let manifest = json!({
             "mcpick_version": env!("CARGO_PKG_VERSION"),
             "command": std::env::args().collect::<Vec<_>>(),
@@ -283,7 +412,7 @@ impl RunPlan {
             "plan_hash": hash,
             "options": options_json,
             "backends": lane_manifest,
-            "suites": suites.iter().map(|s| json!({"suite": s.name, "toolset": s.toolset, "tasks": s.tasks.len()})).collect::<Vec<_>>(),
+            "suites": suites.iter().map(|s| json!({"suite": s.name, "toolset": s.toolset, "variant": s.variant, "tasks": s.tasks.len(), "distractor_pool": s.pool.len()})).collect::<Vec<_>>(),
             "files": files,
             "system_prompt": DEFAULT_SYSTEM_PROMPT,
             "cache": cache.as_ref().map(|c| c.path.display().to_string()),
@@ -293,19 +422,46 @@ impl RunPlan {
             suites,
             lanes,
             max_turns: options.max_turns,
+            sizes: options.sizes.clone(),
+            distractors: options.distractors,
+            seeds: if options.sizes.is_empty() {
+                1
+            } else {
+                options.seeds
+            },
+            repeats: options.repeats.max(1),
             budget: options.budget,
             hash,
             manifest,
         })
     }
 
-    /// Every trial of the plan, suite by suite and task by task, each task across the backends.
+    /// Every trial of the plan, suite by suite and task by task, each task under every condition
+    /// (size, sweep seed, repeat) across the backends.
     pub fn trials(&self) -> Vec<PlannedTrial> {
+        let sizes = if self.sizes.is_empty() {
+            vec![0]
+        } else {
+            self.sizes.clone()
+        };
         let mut trials = Vec::new();
         for (suite, plan) in self.suites.iter().enumerate() {
             for task in 0..plan.tasks.len() {
-                for lane in 0..self.lanes.len() {
-                    trials.push(PlannedTrial { suite, task, lane });
+                for &size in &sizes {
+                    for sweep_seed in 0..self.seeds {
+                        for repeat in 0..self.repeats {
+                            for lane in 0..self.lanes.len() {
+                                trials.push(PlannedTrial {
+                                    suite,
+                                    task,
+                                    lane,
+                                    size,
+                                    sweep_seed,
+                                    repeat,
+                                });
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -318,8 +474,44 @@ impl RunPlan {
             suite: suite.name.clone(),
             task: suite.tasks[trial.task].id.clone(),
             backend: self.lanes[trial.lane].id.clone(),
+            variant: suite.variant.clone().unwrap_or_default(),
+            size: trial.size,
+            sweep_seed: trial.sweep_seed,
+            repeat: trial.repeat,
         }
     }
+
+    /// The seed a backend draws with in this trial: the task's, so both arms of an A/B test and
+    /// every size of a sweep see the same draw; repeats and sweep seeds move it.
+    pub fn backend_seed(&self, trial: PlannedTrial) -> u64 {
+        let task = &self.suites[trial.suite].tasks[trial.task].id;
+        if trial.repeat == 0 && trial.sweep_seed == 0 {
+            fnv1a(task)
+        } else {
+            fnv1a(&format!("{task}#{}#{}", trial.sweep_seed, trial.repeat))
+        }
+    }
+}
+
+/// The arm name for a suite's toolset without any variant.
+pub const BASE_ARM: &str = "base";
+
+/// A task whose expected tool names are mapped through a variant's renames (a removed tool keeps
+/// its name: no call can match it, which is what removing it means).
+fn renamed_task(task: &Task, map: impl Fn(&str) -> Option<String>) -> Task {
+    let mut task = task.clone();
+    let rename = |calls: &mut Vec<crate::model::ExpectedCall>| {
+        for call in calls {
+            if let Some(new) = map(&call.tool) {
+                call.tool = new;
+            }
+        }
+    };
+    match &mut task.expectation {
+        Expectation::Calls(calls) | Expectation::AnyOf(calls) => rename(calls),
+        Expectation::NoCall => {}
+    }
+    task
 }
 
 /// The options a run was started with, read back from its manifest for `--resume`.

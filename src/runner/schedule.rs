@@ -4,9 +4,11 @@
 //! flight (they are not recorded, so `--resume` runs them); a spent budget stops new trials; a
 //! backend whose key is rejected stops that backend only. Nothing finished is ever lost.
 
+use super::exposure::{exposed_tools, gold_position};
 use super::output::{RunFolder, TrialLine};
-use super::plan::{PlannedTrial, RunPlan, fnv1a};
+use super::plan::{PlannedTrial, RunPlan};
 use super::trial::{Halt, TrialOutcome, run_trial};
+use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::score::Outcome;
 use futures_util::FutureExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -149,14 +151,24 @@ async fn drive_lane(
             let _permit = permit;
             let suite = &plan.suites[trial.suite];
             let task = &suite.tasks[trial.task];
-            let running = run_trial(
-                &suite.server,
-                &plan.lanes[trial.lane],
-                &suite.name,
-                task,
-                plan.max_turns,
-                fnv1a(&task.id),
-            );
+            let server = trial_server(&plan, trial);
+            let running = async {
+                match &server {
+                    Ok(server) => {
+                        run_trial(
+                            server,
+                            &plan.lanes[trial.lane],
+                            &suite.name,
+                            task,
+                            plan.max_turns,
+                            plan.backend_seed(trial),
+                            trial.repeat,
+                        )
+                        .await
+                    }
+                    Err(e) => Ok(TrialOutcome::internal_failure(task, e.clone())),
+                }
+            };
             // A panic in a backend is a bug of ours, but it costs this trial only: it is recorded
             // as an error with the panic's message and the run goes on.
             let result = match std::panic::AssertUnwindSafe(running).catch_unwind().await {
@@ -190,6 +202,26 @@ async fn drive_lane(
     while running.join_next().await.is_some() {}
 }
 
+/// The server a trial talks to: its suite's, or for a sweep trial one serving exactly the tools that
+/// trial shows (a registry of N tools compiles in about a millisecond at N = 100).
+fn trial_server(plan: &RunPlan, trial: PlannedTrial) -> Result<Arc<McpServer>, String> {
+    let suite = &plan.suites[trial.suite];
+    if trial.size == 0 {
+        return Ok(Arc::clone(&suite.server));
+    }
+    let tools = exposed_tools(
+        &suite.tools,
+        &suite.pool,
+        &suite.tasks[trial.task],
+        trial.size as usize,
+        plan.distractors,
+        trial.sweep_seed,
+    );
+    let served =
+        ServedTools::new(tools).map_err(|e| format!("cannot serve the sweep's tools: {e}"))?;
+    Ok(McpServer::new(ServerConfig::default(), served))
+}
+
 fn append(
     plan: &RunPlan,
     folder: &mut RunFolder,
@@ -203,6 +235,19 @@ fn append(
         toolset: &suite.toolset,
         task: &task.id,
         backend: &plan.lanes[trial.lane].id,
+        variant: suite.variant.as_deref(),
+        size: (trial.size > 0).then_some(trial.size),
+        distractors: (trial.size > 0).then(|| plan.distractors.as_str()),
+        sweep_seed: trial.sweep_seed,
+        repeat: trial.repeat,
+        gold_position: gold_position(&outcome.record.shown_tools, task),
+        expected_tools: &task
+            .expectation
+            .calls()
+            .iter()
+            .map(|c| c.tool.as_str())
+            .collect::<Vec<_>>(),
+        tools_shown: &outcome.record.shown_tools,
         lang: &task.lang,
         tags: &task.tags,
         verdict: &outcome.verdict,

@@ -69,6 +69,7 @@ pub async fn run_trial(
     task: &Task,
     max_turns: usize,
     seed: u64,
+    repeat: u32,
 ) -> Result<TrialOutcome, Halt> {
     let started = Instant::now();
     let mut record = TrialRecord::default();
@@ -94,6 +95,7 @@ pub async fn run_trial(
                         task,
                         suite,
                         seed,
+                        repeat,
                     };
                     let (result, cost) = lane.complete(turn).await;
                     requests += cost.requests;

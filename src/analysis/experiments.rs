@@ -1,0 +1,558 @@
+//! The experiment tables, each a polars query over the trials frame followed by the statistics:
+//! paired description A/B comparisons, accuracy against toolset size with a logistic fit, accuracy
+//! by the gold tool's position, and the confusion of expected against picked tools. The metric is
+//! the *pick*: the first call chose an acceptable tool, or nothing was called when nothing should
+//! be; `error` trials are left out of every figure (and of both sides of a pair).
+
+use super::statistics::{
+    AbVerdict, LogisticFit, McNemar, PairedDifference, RepeatAgreement, ab_verdict,
+    fit_logistic_in_log_n, mcnemar_exact, paired_bootstrap, paired_sample_size, repeat_agreement,
+};
+use crate::score::{Interval, wilson_interval};
+use polars::prelude::*;
+use std::collections::BTreeMap;
+
+/// Keys that make two trials a pair in an A/B test: everything but the arm.
+const PAIR_KEYS: [&str; 6] = ["backend", "suite", "task", "size", "sweep_seed", "repeat"];
+const BOOTSTRAP_RESAMPLES: usize = 10_000;
+const BOOTSTRAP_SEED: u64 = 20_261_201;
+pub const ALPHA: f64 = 0.05;
+
+/// One backend's comparison of arm B against arm A.
+#[derive(Debug, Clone)]
+pub struct AbComparison {
+    pub backend: String,
+    pub arm_a: String,
+    pub arm_b: String,
+    pub a: Interval,
+    pub b: Interval,
+    pub pairs: usize,
+    pub mcnemar: McNemar,
+    pub difference: Option<PairedDifference>,
+    pub verdict: AbVerdict,
+    /// Tasks (with their condition) only arm A got right, and only arm B.
+    pub only_a: Vec<String>,
+    pub only_b: Vec<String>,
+    /// With repeats: pass@k and consistency per arm.
+    pub repeats_a: Option<RepeatAgreement>,
+    pub repeats_b: Option<RepeatAgreement>,
+    /// Tasks an effect of the observed size would need for 80% power at this discordance.
+    pub tasks_needed: Option<u64>,
+}
+
+/// Accuracy at one toolset size.
+#[derive(Debug, Clone)]
+pub struct SizePoint {
+    pub size: u32,
+    pub pick: Interval,
+    pub correct: Interval,
+    pub mean_input_tokens: f64,
+    pub mean_shown: f64,
+}
+
+/// One backend's (and arm's) sweep.
+#[derive(Debug, Clone)]
+pub struct SizeCurve {
+    pub series: String,
+    pub points: Vec<SizePoint>,
+    pub fit: Option<LogisticFit>,
+}
+
+/// Accuracy by the gold tool's position in the list, in buckets.
+#[derive(Debug, Clone)]
+pub struct PositionCurve {
+    pub series: String,
+    /// (first position of the bucket, its label, the pick accuracy there).
+    pub buckets: Vec<(u32, String, Interval)>,
+}
+
+/// Expected × picked counts for one backend.
+#[derive(Debug, Clone)]
+pub struct ConfusionMatrix {
+    pub backend: String,
+    pub expected: Vec<String>,
+    pub picked: Vec<String>,
+    pub counts: Vec<Vec<u64>>,
+    /// Unordered tool pairs that take each other's selections, most first: (a, b, a→b, b→a).
+    pub confused_pairs: Vec<(String, String, u64, u64)>,
+}
+
+/// The label of the pick when nothing was called.
+pub const NO_CALL: &str = "(none)";
+
+fn scored(frame: &DataFrame) -> LazyFrame {
+    frame.clone().lazy().filter(col("scored"))
+}
+
+fn strings(frame: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
+    Ok(frame
+        .column(name)?
+        .as_materialized_series()
+        .str()?
+        .iter()
+        .map(|v| v.unwrap_or_default().to_string())
+        .collect())
+}
+
+fn numbers(frame: &DataFrame, name: &str) -> PolarsResult<Vec<u64>> {
+    let column = frame
+        .column(name)?
+        .as_materialized_series()
+        .cast(&DataType::UInt64)?;
+    Ok(column
+        .u64()?
+        .iter()
+        .map(Option::unwrap_or_default)
+        .collect())
+}
+
+fn floats(frame: &DataFrame, name: &str) -> PolarsResult<Vec<f64>> {
+    let column = frame
+        .column(name)?
+        .as_materialized_series()
+        .cast(&DataType::Float64)?;
+    Ok(column
+        .f64()?
+        .iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect())
+}
+
+fn bools(frame: &DataFrame, name: &str) -> PolarsResult<Vec<bool>> {
+    Ok(frame
+        .column(name)?
+        .as_materialized_series()
+        .bool()?
+        .iter()
+        .map(Option::unwrap_or_default)
+        .collect())
+}
+
+fn count_as_u64(e: Expr) -> Expr {
+    e.cast(DataType::UInt64)
+}
+
+/// Each arm after the first against the first, per backend, on trials paired by task and condition.
+pub fn ab_comparisons(frame: &DataFrame, arms: &[String]) -> PolarsResult<Vec<AbComparison>> {
+    let mut comparisons = Vec::new();
+    let Some((arm_a, others)) = arms.split_first() else {
+        return Ok(comparisons);
+    };
+    let keys: Vec<Expr> = PAIR_KEYS.iter().map(|k| col(*k)).collect();
+    let arm = |name: &str, alias: &str| {
+        scored(frame)
+            .filter(col("variant").eq(lit(name.to_string())))
+            .select([
+                col("backend"),
+                col("suite"),
+                col("task"),
+                col("size"),
+                col("sweep_seed"),
+                col("repeat"),
+                col("right_pick").alias(alias),
+            ])
+    };
+    for arm_b in others {
+        let pairs = arm(arm_a, "a")
+            .join(
+                arm(arm_b, "b"),
+                keys.clone(),
+                keys.clone(),
+                JoinArgs::new(JoinType::Inner),
+            )
+            .sort(PAIR_KEYS, SortMultipleOptions::default())
+            .collect()?;
+        let backends = strings(&pairs, "backend")?;
+        let tasks = strings(&pairs, "task")?;
+        let sizes = numbers(&pairs, "size")?;
+        let seeds = numbers(&pairs, "sweep_seed")?;
+        let repeats = numbers(&pairs, "repeat")?;
+        let (a, b) = (bools(&pairs, "a")?, bools(&pairs, "b")?);
+        let mut by_backend: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, backend) in backends.iter().enumerate() {
+            by_backend.entry(backend).or_default().push(i);
+        }
+        for (backend, rows) in by_backend {
+            let a_right: Vec<bool> = rows.iter().map(|&i| a[i]).collect();
+            let b_right: Vec<bool> = rows.iter().map(|&i| b[i]).collect();
+            let label = |i: usize| {
+                let mut label = tasks[i].clone();
+                if sizes[i] > 0 {
+                    label.push_str(&format!(" N={} seed {}", sizes[i], seeds[i]));
+                }
+                if repeats[i] > 0 {
+                    label.push_str(&format!(" #{}", repeats[i]));
+                }
+                label
+            };
+            let only_a: Vec<String> = rows
+                .iter()
+                .filter(|&&i| a[i] && !b[i])
+                .map(|&i| label(i))
+                .collect();
+            let only_b: Vec<String> = rows
+                .iter()
+                .filter(|&&i| b[i] && !a[i])
+                .map(|&i| label(i))
+                .collect();
+            let mcnemar = mcnemar_exact(only_a.len() as u64, only_b.len() as u64);
+            let difference =
+                paired_bootstrap(&a_right, &b_right, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
+            let verdict = ab_verdict(&mcnemar, &difference, ALPHA);
+            let count = |v: &[bool]| v.iter().filter(|x| **x).count() as u64;
+            let n = rows.len() as u64;
+            let observed = (count(&b_right) as f64 - count(&a_right) as f64) / n.max(1) as f64;
+            let discordant = (only_a.len() + only_b.len()) as f64 / n.max(1) as f64;
+            let repeated = rows.iter().any(|&i| repeats[i] > 0);
+            let agreement = |right: &[bool]| {
+                let mut per_task: BTreeMap<(String, u64, u64), Vec<bool>> = BTreeMap::new();
+                for (k, &i) in rows.iter().enumerate() {
+                    per_task
+                        .entry((tasks[i].clone(), sizes[i], seeds[i]))
+                        .or_default()
+                        .push(right[k]);
+                }
+                repeat_agreement(&per_task.into_values().collect::<Vec<_>>())
+            };
+            comparisons.push(AbComparison {
+                backend: backend.to_string(),
+                arm_a: arm_a.clone(),
+                arm_b: arm_b.clone(),
+                a: wilson_interval(count(&a_right), n),
+                b: wilson_interval(count(&b_right), n),
+                pairs: rows.len(),
+                mcnemar,
+                difference,
+                verdict,
+                only_a,
+                only_b,
+                repeats_a: repeated.then(|| agreement(&a_right)),
+                repeats_b: repeated.then(|| agreement(&b_right)),
+                tasks_needed: paired_sample_size(observed, discordant, ALPHA, 0.8),
+            });
+        }
+    }
+    Ok(comparisons)
+}
+
+/// Pick accuracy against toolset size, per backend and arm, with the logistic fit in log N.
+pub fn size_curves(frame: &DataFrame) -> PolarsResult<Vec<SizeCurve>> {
+    let table = scored(frame)
+        .filter(col("size").gt(lit(0u32)))
+        .group_by([col("backend"), col("variant"), col("size")])
+        .agg([
+            count_as_u64(col("right_pick").sum()).alias("picks"),
+            count_as_u64(col("correct").sum()).alias("corrects"),
+            count_as_u64(len()).alias("trials"),
+            col("input_tokens")
+                .cast(DataType::Float64)
+                .mean()
+                .alias("tokens"),
+            col("shown_tools")
+                .cast(DataType::Float64)
+                .mean()
+                .alias("shown"),
+        ])
+        .sort(
+            ["backend", "variant", "size"],
+            SortMultipleOptions::default(),
+        )
+        .collect()?;
+    let (backends, variants) = (strings(&table, "backend")?, strings(&table, "variant")?);
+    let sizes = numbers(&table, "size")?;
+    let (picks, corrects, trials) = (
+        numbers(&table, "picks")?,
+        numbers(&table, "corrects")?,
+        numbers(&table, "trials")?,
+    );
+    let (tokens, shown) = (floats(&table, "tokens")?, floats(&table, "shown")?);
+    let mut curves: Vec<SizeCurve> = Vec::new();
+    for i in 0..table.height() {
+        let series = series_name(&backends[i], &variants[i]);
+        if curves.last().is_none_or(|c| c.series != series) {
+            curves.push(SizeCurve {
+                series,
+                points: Vec::new(),
+                fit: None,
+            });
+        }
+        if let Some(curve) = curves.last_mut() {
+            curve.points.push(SizePoint {
+                size: sizes[i] as u32,
+                pick: wilson_interval(picks[i], trials[i]),
+                correct: wilson_interval(corrects[i], trials[i]),
+                mean_input_tokens: tokens[i],
+                mean_shown: shown[i],
+            });
+        }
+    }
+    for curve in &mut curves {
+        let points: Vec<(f64, u64, u64)> = curve
+            .points
+            .iter()
+            .map(|p| (f64::from(p.size), p.pick.successes, p.pick.trials))
+            .collect();
+        curve.fit = fit_logistic_in_log_n(&points);
+    }
+    Ok(curves)
+}
+
+/// Buckets of gold positions: position effects are strongest at the top of a list.
+const POSITION_BUCKETS: [(u32, &str); 8] = [
+    (1, "1"),
+    (2, "2"),
+    (3, "3"),
+    (4, "4–5"),
+    (6, "6–10"),
+    (11, "11–20"),
+    (21, "21–50"),
+    (51, "51+"),
+];
+
+fn bucket_of(position: u32) -> u32 {
+    POSITION_BUCKETS
+        .iter()
+        .rev()
+        .find(|(first, _)| position >= *first)
+        .map_or(1, |(first, _)| *first)
+}
+
+/// Pick accuracy by the gold tool's (1-based) position in the list shown, per backend and arm.
+pub fn position_curves(frame: &DataFrame) -> PolarsResult<Vec<PositionCurve>> {
+    let table = scored(frame)
+        .filter(col("gold_position").is_not_null())
+        .with_column(
+            col("gold_position")
+                .map(
+                    |c| {
+                        let buckets: UInt32Chunked =
+                            c.as_materialized_series().u32()?.apply_values(bucket_of);
+                        Ok(buckets.into_column())
+                    },
+                    |_, field| Ok(Field::new(field.name().clone(), DataType::UInt32)),
+                )
+                .alias("bucket"),
+        )
+        .group_by([col("backend"), col("variant"), col("bucket")])
+        .agg([
+            count_as_u64(col("right_pick").sum()).alias("picks"),
+            count_as_u64(len()).alias("trials"),
+        ])
+        .sort(
+            ["backend", "variant", "bucket"],
+            SortMultipleOptions::default(),
+        )
+        .collect()?;
+    let (backends, variants) = (strings(&table, "backend")?, strings(&table, "variant")?);
+    let buckets = numbers(&table, "bucket")?;
+    let (picks, trials) = (numbers(&table, "picks")?, numbers(&table, "trials")?);
+    let mut curves: Vec<PositionCurve> = Vec::new();
+    for i in 0..table.height() {
+        let series = series_name(&backends[i], &variants[i]);
+        if curves.last().is_none_or(|c| c.series != series) {
+            curves.push(PositionCurve {
+                series,
+                buckets: Vec::new(),
+            });
+        }
+        let first = buckets[i] as u32;
+        let label = POSITION_BUCKETS
+            .iter()
+            .find(|(f, _)| *f == first)
+            .map_or_else(|| first.to_string(), |(_, l)| l.to_string());
+        if let Some(curve) = curves.last_mut() {
+            curve
+                .buckets
+                .push((first, label, wilson_interval(picks[i], trials[i])));
+        }
+    }
+    Ok(curves)
+}
+
+/// Expected × picked matrices per backend (trials that expect a call), and the most confused pairs.
+pub fn confusions(frame: &DataFrame) -> PolarsResult<Vec<ConfusionMatrix>> {
+    let table = scored(frame)
+        .filter(col("expected_tool").is_not_null())
+        .with_column(col("first_tool").fill_null(lit(NO_CALL)))
+        .group_by([col("backend"), col("expected_tool"), col("first_tool")])
+        .agg([count_as_u64(len()).alias("count")])
+        .sort(
+            ["backend", "expected_tool", "first_tool"],
+            SortMultipleOptions::default(),
+        )
+        .collect()?;
+    let backends = strings(&table, "backend")?;
+    let expected = strings(&table, "expected_tool")?;
+    let picked = strings(&table, "first_tool")?;
+    let counts = numbers(&table, "count")?;
+    let mut per_backend: BTreeMap<&str, BTreeMap<(&str, &str), u64>> = BTreeMap::new();
+    for i in 0..table.height() {
+        *per_backend
+            .entry(&backends[i])
+            .or_default()
+            .entry((&expected[i], &picked[i]))
+            .or_default() += counts[i];
+    }
+    let mut matrices = Vec::new();
+    for (backend, cells) in per_backend {
+        let mut rows: Vec<String> = cells.keys().map(|(e, _)| e.to_string()).collect();
+        rows.dedup();
+        let mut columns: Vec<String> = rows.clone();
+        for (_, p) in cells.keys() {
+            if !columns.iter().any(|c| c == p) {
+                columns.push(p.to_string());
+            }
+        }
+        let matrix = rows
+            .iter()
+            .map(|e| {
+                columns
+                    .iter()
+                    .map(|p| cells.get(&(e.as_str(), p.as_str())).copied().unwrap_or(0))
+                    .collect()
+            })
+            .collect();
+        let mut pairs: BTreeMap<(&str, &str), (u64, u64)> = BTreeMap::new();
+        for (&(e, p), &n) in &cells {
+            if e == p || p == NO_CALL {
+                continue;
+            }
+            if e < p {
+                pairs.entry((e, p)).or_default().0 += n;
+            } else {
+                pairs.entry((p, e)).or_default().1 += n;
+            }
+        }
+        let mut confused_pairs: Vec<(String, String, u64, u64)> = pairs
+            .into_iter()
+            .map(|((a, b), (ab, ba))| (a.to_string(), b.to_string(), ab, ba))
+            .collect();
+        confused_pairs.sort_by(|x, y| (y.2 + y.3).cmp(&(x.2 + x.3)).then(x.0.cmp(&y.0)));
+        matrices.push(ConfusionMatrix {
+            backend: backend.to_string(),
+            expected: rows,
+            picked: columns,
+            counts: matrix,
+            confused_pairs,
+        });
+    }
+    Ok(matrices)
+}
+
+/// "bm25" or "bm25 / travel-rich".
+pub fn series_name(backend: &str, variant: &str) -> String {
+    if variant.is_empty() {
+        backend.to_string()
+    } else {
+        format!("{backend} / {variant}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::trials::{TrialRow, frame};
+
+    fn row(backend: &str, variant: &str, task: &str, right: bool) -> TrialRow {
+        TrialRow {
+            suite: "s".into(),
+            toolset: "t".into(),
+            task: task.into(),
+            backend: backend.into(),
+            variant: Some(variant.into()),
+            size: None,
+            distractors: None,
+            sweep_seed: 0,
+            repeat: 0,
+            gold_position: Some(1),
+            expected_tools: vec!["get_weather".into()],
+            shown_tools: 5,
+            outcome: if right { "correct" } else { "wrong_tool" }.into(),
+            selection_correct: Some(right),
+            first_tool: Some(if right { "get_weather" } else { "get_forecast" }.into()),
+            latency_ms: 1.0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: 0.0,
+        }
+    }
+
+    #[test]
+    fn ab_pairs_trials_by_task_and_counts_discordant_pairs() {
+        // 16 tasks: both right on 3, only A on 2, only B on 11, one of which errs → b = 2, c = 10
+        // (exact two-sided p = 0.0386).
+        let mut rows = Vec::new();
+        for i in 0..16 {
+            let (a, b) = match i {
+                0..3 => (true, true),
+                3..5 => (true, false),
+                _ => (false, true),
+            };
+            rows.push(row("m", "terse", &format!("t{i}"), a));
+            rows.push(row("m", "rich", &format!("t{i}"), b));
+        }
+        // An error trial on one side removes that pair.
+        let mut broken = row("m", "rich", "t15", false);
+        broken.outcome = "error".into();
+        rows.retain(|r| !(r.task == "t15" && r.variant.as_deref() == Some("rich")));
+        rows.push(broken);
+        let df = frame(&rows).unwrap();
+        let result = ab_comparisons(&df, &["terse".into(), "rich".into()]).unwrap();
+        assert_eq!(result.len(), 1);
+        let c = &result[0];
+        assert_eq!(c.pairs, 15);
+        assert_eq!((c.mcnemar.only_a, c.mcnemar.only_b), (2, 10));
+        assert!((c.mcnemar.p_value - 0.038_574_218_75).abs() < 1e-9);
+        assert_eq!(c.only_a, vec!["t3", "t4"]);
+        assert!(c.b.estimate > c.a.estimate);
+        assert!(matches!(c.verdict, AbVerdict::BBetter), "{:?}", c.verdict);
+        let d = c.difference.as_ref().unwrap();
+        assert!((d.difference - 8.0 / 15.0).abs() < 1e-9);
+        assert!(d.low > 0.0 && d.high <= 1.0);
+    }
+
+    #[test]
+    fn confusion_counts_expected_against_picked() {
+        let rows = vec![
+            row("m", "", "a", true),
+            row("m", "", "b", false),
+            row("m", "", "c", false),
+        ];
+        let df = frame(&rows).unwrap();
+        let matrices = confusions(&df).unwrap();
+        let m = &matrices[0];
+        assert_eq!(m.expected, vec!["get_weather"]);
+        assert_eq!(m.picked, vec!["get_weather", "get_forecast"]);
+        assert_eq!(m.counts, vec![vec![1, 2]]);
+        assert_eq!(
+            m.confused_pairs,
+            vec![("get_forecast".into(), "get_weather".into(), 0, 2)]
+        );
+    }
+
+    #[test]
+    fn size_curves_group_by_size_and_fit() {
+        let mut rows = Vec::new();
+        for (size, right_of_20) in [(5u32, 19), (15, 17), (30, 14), (50, 11), (100, 6)] {
+            for i in 0..20 {
+                let mut r = row("m", "", &format!("t{i}"), i < right_of_20);
+                r.size = Some(size);
+                r.gold_position = Some(1 + i as u32 % size);
+                rows.push(r);
+            }
+        }
+        let df = frame(&rows).unwrap();
+        let curves = size_curves(&df).unwrap();
+        assert_eq!(curves.len(), 1);
+        let sizes: Vec<u32> = curves[0].points.iter().map(|p| p.size).collect();
+        assert_eq!(sizes, vec![5, 15, 30, 50, 100]);
+        assert_eq!(curves[0].points[1].pick.successes, 17);
+        let fit = curves[0].fit.as_ref().unwrap();
+        assert!(fit.slope < 0.0);
+        let half = fit.n_at_50_percent.unwrap();
+        assert!(half > 30.0 && half < 200.0, "{half}");
+        let positions = position_curves(&df).unwrap();
+        let first: Vec<u32> = positions[0].buckets.iter().map(|b| b.0).collect();
+        assert_eq!(first, vec![1, 2, 3, 4, 6, 11]);
+    }
+}

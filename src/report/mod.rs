@@ -1,0 +1,156 @@
+//! Exporters of a run's analysis: the Markdown sections of `summary.md` (also printed on the
+//! terminal) and the self-contained `report.html`. Both are built from the same tables, so the page
+//! and the summary never disagree; nothing here computes a statistic.
+
+pub mod html;
+pub mod markdown;
+
+use crate::analysis::RunAnalysis;
+pub use html::Table;
+use markdown::{
+    ab_table, confused_table, discordant_lines, fit_table, markdown_table, position_table,
+    repeats_table, size_table,
+};
+
+/// The experiment sections of `summary.md`, empty when the run has no experiment to report.
+pub fn experiment_markdown(analysis: &RunAnalysis) -> String {
+    let mut text = String::new();
+    if !analysis.ab.is_empty() {
+        text.push_str("\n## Description A/B\n\n");
+        text.push_str(&caption_and_table(&ab_table(&analysis.ab)));
+        text.push_str("\nDiscordant tasks:\n\n");
+        text.push_str(&discordant_lines(&analysis.ab));
+        if let Some(repeats) = repeats_table(&analysis.ab) {
+            text.push('\n');
+            text.push_str(&caption_and_table(&repeats));
+        }
+    }
+    if !analysis.sizes.is_empty() {
+        text.push_str("\n## Toolset size\n\n");
+        text.push_str(&caption_and_table(&size_table(&analysis.sizes)));
+        text.push('\n');
+        text.push_str(&caption_and_table(&fit_table(&analysis.sizes)));
+        text.push('\n');
+        text.push_str(&caption_and_table(&position_table(analysis)));
+    }
+    let confused = confused_table(analysis);
+    if !confused.rows.is_empty() {
+        text.push_str("\n## Confusion\n\n");
+        text.push_str(&caption_and_table(&confused));
+    }
+    text
+}
+
+fn caption_and_table(table: &Table) -> String {
+    format!("{}.\n\n{}", table.caption, markdown_table(table))
+}
+
+/// `report.html`: the summary table, every experiment table and chart, and the manifest.
+pub fn html_page(
+    title: &str,
+    summary: Table,
+    analysis: &RunAnalysis,
+    manifest_json: String,
+) -> String {
+    let mut tables = vec![summary];
+    if !analysis.ab.is_empty() {
+        tables.push(ab_table(&analysis.ab));
+        tables.extend(repeats_table(&analysis.ab));
+    }
+    if !analysis.sizes.is_empty() {
+        tables.push(size_table(&analysis.sizes));
+        tables.push(fit_table(&analysis.sizes));
+        tables.push(position_table(analysis));
+    }
+    let confused = confused_table(analysis);
+    if !confused.rows.is_empty() {
+        tables.push(confused);
+    }
+    let point = |x: f64, i: &crate::score::Interval| html::CurvePoint {
+        x,
+        estimate: i.estimate,
+        low: i.low,
+        high: i.high,
+        trials: i.trials,
+    };
+    let size_curves = analysis
+        .sizes
+        .iter()
+        .map(|c| html::SizeCurve {
+            series: c.series.clone(),
+            points: c
+                .points
+                .iter()
+                .map(|p| point(f64::from(p.size), &p.pick))
+                .collect(),
+        })
+        .collect();
+    let position_curves = if analysis.sizes.is_empty() {
+        Vec::new()
+    } else {
+        analysis
+            .positions
+            .iter()
+            .map(|c| html::SizeCurve {
+                series: c.series.clone(),
+                points: c
+                    .buckets
+                    .iter()
+                    .map(|(first, _, i)| point(f64::from(*first), i))
+                    .collect(),
+            })
+            .collect()
+    };
+    let ab_comparisons = analysis
+        .ab
+        .iter()
+        .filter_map(|c| {
+            let d = c.difference.as_ref()?;
+            Some(html::AbComparison {
+                backend: c.backend.clone(),
+                arm_a: c.arm_a.clone(),
+                arm_b: c.arm_b.clone(),
+                difference: d.difference,
+                low: d.low,
+                high: d.high,
+                p_value: c.mcnemar.p_value,
+                verdict: c.verdict.sentence(&c.arm_a, &c.arm_b),
+            })
+        })
+        .collect();
+    let confusions = analysis
+        .confusions
+        .iter()
+        .map(|m| html::Confusion {
+            backend: m.backend.clone(),
+            expected: m.expected.clone(),
+            picked: m.picked.clone(),
+            counts: m.counts.clone(),
+        })
+        .collect();
+    let mut latencies: Vec<html::LatencySeries> = Vec::new();
+    let mut backends: Vec<&str> = analysis.rows.iter().map(|r| r.backend.as_str()).collect();
+    backends.sort_unstable();
+    backends.dedup();
+    for backend in backends {
+        latencies.push(html::LatencySeries {
+            series: backend.to_string(),
+            latencies_ms: analysis
+                .rows
+                .iter()
+                .filter(|r| r.backend == backend && r.scored())
+                .map(|r| r.latency_ms)
+                .collect(),
+        });
+    }
+    html::render(&html::ReportPage {
+        title: title.to_string(),
+        summary_tables: tables,
+        size_curves,
+        position_curves,
+        ab_comparisons,
+        confusions,
+        latencies,
+        manifest_json,
+    })
+}

@@ -1,0 +1,227 @@
+//! Which tools a sweep trial shows: the task's gold tools plus distractors from a pool, for a toolset
+//! size N, a distractor strategy and a seed. Two properties make a sweep readable and are tested
+//! here: sets are **nested** (for one task and seed, the distractors of a smaller N are a prefix of
+//! those of a larger N) and the **order** is a seeded shuffle that does not depend on N (so the
+//! 15-tool list is the 5-tool list with tools inserted), with the gold tool's position recorded by
+//! the caller. Pure: no I/O, same inputs → same tools.
+
+use crate::backend::splitmix64;
+use crate::cli::Distractors;
+use crate::model::{Task, TaskInput, Tool};
+use crate::retrieval::{Bm25Index, terms};
+
+use super::plan::fnv1a;
+
+/// The tools shown in one sweep trial, in the order the server lists them.
+pub fn exposed_tools(
+    arm_tools: &[Tool],
+    pool: &[Tool],
+    task: &Task,
+    size: usize,
+    strategy: Distractors,
+    seed: u32,
+) -> Vec<Tool> {
+    let gold: Vec<&Tool> = arm_tools
+        .iter()
+        .filter(|t| task.expectation.calls().iter().any(|c| c.tool == t.name))
+        .collect();
+    let wanted = size.saturating_sub(gold.len());
+    let draw = |name: &str| {
+        splitmix64(fnv1a(&task.id) ^ fnv1a(name) ^ u64::from(seed).wrapping_mul(0x9E37_79B9))
+    };
+    let mut ranked: Vec<usize> = (0..pool.len()).collect();
+    match strategy {
+        Distractors::Random => ranked.sort_by_key(|&i| draw(&pool[i].name)),
+        Distractors::Similar => {
+            let documents: Vec<Vec<String>> = pool.iter().map(|t| terms(&document(t))).collect();
+            // The gold tools are the anchor; a task that expects no call is anchored on its request.
+            let query = if gold.is_empty() {
+                request_text(task)
+            } else {
+                gold.iter()
+                    .map(|t| document(t))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let scores = Bm25Index::new(&documents).scores(&terms(&query));
+            ranked.sort_by(|&a, &b| {
+                scores[b]
+                    .total_cmp(&scores[a])
+                    .then_with(|| draw(&pool[a].name).cmp(&draw(&pool[b].name)))
+            });
+        }
+    }
+    let mut shown: Vec<Tool> = gold.into_iter().cloned().collect();
+    shown.extend(ranked.into_iter().take(wanted).map(|i| pool[i].clone()));
+    // The listing order is a shuffle keyed by tool name, the same for every N: nested sets keep
+    // their relative order, so position and count effects can be told apart.
+    let order = |name: &str| splitmix64(draw(name) ^ 0x005E_ED0F_0D0E);
+    shown.sort_by_key(|t| order(&t.name));
+    shown
+}
+
+/// The distractor pool for one suite: every tool of `toolsets` except those of the suite's own
+/// toolset, first occurrence of each name kept, none named like a tool the suite shows.
+pub fn distractor_pool<'a>(
+    toolsets: impl IntoIterator<Item = (&'a str, &'a [Tool])>,
+    own_toolset: &str,
+    own_tools: &[Tool],
+) -> Vec<Tool> {
+    let mut taken: std::collections::HashSet<&str> =
+        own_tools.iter().map(|t| t.name.as_str()).collect();
+    let mut pool = Vec::new();
+    for (name, tools) in toolsets {
+        if name == own_toolset {
+            continue;
+        }
+        for tool in tools {
+            if taken.insert(tool.name.as_str()) {
+                pool.push(tool.clone());
+            }
+        }
+    }
+    pool
+}
+
+/// 1-based position of the first tool the task expects among `shown` (None for no-call tasks).
+pub fn gold_position(shown: &[String], task: &Task) -> Option<usize> {
+    shown
+        .iter()
+        .position(|name| task.expectation.calls().iter().any(|c| &c.tool == name))
+        .map(|i| i + 1)
+}
+
+fn document(tool: &Tool) -> String {
+    format!(
+        "{} {}",
+        tool.name.replace(['_', '-', '.'], " "),
+        tool.description.as_deref().unwrap_or_default()
+    )
+}
+
+fn request_text(task: &Task) -> String {
+    match &task.input {
+        TaskInput::Prompt(prompt) => prompt.clone(),
+        TaskInput::Messages(messages) => messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::Workspace;
+    use std::path::PathBuf;
+
+    fn shipped() -> Workspace {
+        Workspace::load(&[PathBuf::from("toolsets"), PathBuf::from("tasks")])
+    }
+
+    fn names(tools: &[Tool]) -> Vec<String> {
+        tools.iter().map(|t| t.name.clone()).collect()
+    }
+
+    #[test]
+    fn sets_are_nested_ordered_alike_and_reproducible() {
+        let workspace = shipped();
+        let suite = workspace
+            .suites
+            .iter()
+            .find(|s| s.name == "travel")
+            .unwrap();
+        let own = &workspace.toolset("travel").unwrap().tools;
+        let pool = distractor_pool(
+            workspace
+                .toolsets
+                .iter()
+                .map(|t| (t.name.as_str(), t.tools.as_slice())),
+            "travel",
+            own,
+        );
+        assert!(pool.len() > 40, "pool of {}", pool.len());
+        assert!(pool.iter().all(|t| own.iter().all(|o| o.name != t.name)));
+        for strategy in [Distractors::Random, Distractors::Similar] {
+            for task in suite.tasks.iter().take(10) {
+                let mut previous: Vec<String> = Vec::new();
+                for size in [5, 15, 30] {
+                    let shown = names(&exposed_tools(own, &pool, task, size, strategy, 3));
+                    assert_eq!(
+                        shown,
+                        names(&exposed_tools(own, &pool, task, size, strategy, 3))
+                    );
+                    let gold = own
+                        .iter()
+                        .filter(|t| task.expectation.calls().iter().any(|c| c.tool == t.name))
+                        .count();
+                    assert_eq!(shown.len(), size.max(gold), "{}", task.id);
+                    // Nested, and the smaller list keeps its order inside the larger one.
+                    let kept: Vec<&String> =
+                        shown.iter().filter(|n| previous.contains(n)).collect();
+                    assert_eq!(kept, previous.iter().collect::<Vec<_>>(), "{}", task.id);
+                    for expected in task.expectation.calls() {
+                        assert!(
+                            shown.contains(&expected.tool),
+                            "{} lacks its gold tool",
+                            task.id
+                        );
+                    }
+                    previous = shown;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seeds_move_the_gold_tool_and_similar_draws_related_tools() {
+        let workspace = shipped();
+        let suite = workspace
+            .suites
+            .iter()
+            .find(|s| s.name == "travel")
+            .unwrap();
+        let own = &workspace.toolset("travel").unwrap().tools;
+        let pool = distractor_pool(
+            workspace
+                .toolsets
+                .iter()
+                .map(|t| (t.name.as_str(), t.tools.as_slice())),
+            "travel",
+            own,
+        );
+        let task = suite
+            .tasks
+            .iter()
+            .find(|t| !t.expectation.calls().is_empty())
+            .unwrap();
+        let positions: std::collections::BTreeSet<Option<usize>> = (0..20)
+            .map(|seed| {
+                let shown = names(&exposed_tools(
+                    own,
+                    &pool,
+                    task,
+                    30,
+                    Distractors::Random,
+                    seed,
+                ));
+                gold_position(&shown, task)
+            })
+            .collect();
+        assert!(
+            positions.len() >= 8,
+            "gold positions over 20 seeds: {positions:?}"
+        );
+        assert!(positions.iter().all(Option::is_some));
+        // Different seeds draw different random distractors; `similar` does not depend on the draw
+        // except to break ties.
+        let a = names(&exposed_tools(own, &pool, task, 10, Distractors::Random, 1));
+        let b = names(&exposed_tools(own, &pool, task, 10, Distractors::Random, 2));
+        let mut sorted_a = a.clone();
+        let mut sorted_b = b.clone();
+        sorted_a.sort();
+        sorted_b.sort();
+        assert_ne!(sorted_a, sorted_b);
+    }
+}

@@ -1,0 +1,395 @@
+//! `mcpick ab` and `mcpick sweep` end to end on the shipped travel suite with the offline
+//! baselines: pairing, nesting, positions and resumption checked in the trials written, the
+//! experiment sections in summary.json, trials.parquet read back with polars, and report.html
+//! rendered by headless Chromium with every chart and series on the page.
+
+mod common;
+
+use common::read_trials;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn mcpick(args: &[&str], out: &Path) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .arg("--no-progress")
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn summary(folder: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(folder.join("summary.json")).unwrap()).unwrap()
+}
+
+fn travel_tasks() -> usize {
+    let workspace = mcpick::load::Workspace::load(&[
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("toolsets"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks/travel.toml"),
+    ]);
+    workspace.suites[0].tasks.len()
+}
+
+#[test]
+fn ab_pairs_every_task_and_reports_a_verdict_per_backend() {
+    let out = tempfile::tempdir().unwrap();
+    let output = mcpick(
+        &[
+            "ab",
+            "tasks/travel.toml",
+            "--variant",
+            "travel-terse",
+            "--variant",
+            "travel-rich",
+            "--backend",
+            "bm25",
+            "--backend",
+            "oracle",
+        ],
+        out.path(),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("## Description A/B"), "{stdout}");
+    let tasks = travel_tasks();
+    let trials = read_trials(out.path());
+    assert_eq!(trials.len(), tasks * 2 * 2);
+    // Both arms show the same tools in the same order, only described differently.
+    let mut shown: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
+    for t in &trials {
+        shown
+            .entry((t["task"].to_string(), t["backend"].to_string()))
+            .or_default()
+            .push(t["tools_shown"].clone());
+    }
+    assert!(
+        shown
+            .values()
+            .all(|arms| arms.len() == 2 && arms[0] == arms[1])
+    );
+
+    let ab = summary(out.path())["experiments"]["ab"].clone();
+    let ab = ab.as_array().unwrap();
+    assert_eq!(ab.len(), 2);
+    for comparison in ab {
+        assert_eq!(comparison["arm_a"], "travel-terse");
+        assert_eq!(comparison["arm_b"], "travel-rich");
+        assert_eq!(comparison["pairs"], tasks);
+        let p = comparison["mcnemar"]["p_value"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p));
+        let only: usize = comparison["only_a_tasks"].as_array().unwrap().len()
+            + comparison["only_b_tasks"].as_array().unwrap().len();
+        assert_eq!(
+            only as u64,
+            comparison["mcnemar"]["only_a"].as_u64().unwrap()
+                + comparison["mcnemar"]["only_b"].as_u64().unwrap()
+        );
+    }
+    // The oracle answers from the expectation: both arms perfect, no discordant pair, no verdict.
+    let oracle = ab.iter().find(|c| c["backend"] == "oracle").unwrap();
+    assert_eq!(oracle["mcnemar"]["p_value"], 1.0);
+    assert_eq!(
+        oracle["verdict"],
+        "no detectable difference at this sample size"
+    );
+}
+
+#[test]
+fn sweep_sets_are_nested_positions_recorded_and_a_resume_completes_it() {
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "sweep",
+        "tasks/travel.toml",
+        "--sizes",
+        "5,15,30",
+        "--seeds",
+        "2",
+        "--backend",
+        "oracle",
+        "--backend",
+        "random",
+    ];
+    mcpick(&args, out.path());
+    let tasks = travel_tasks();
+    let trials = read_trials(out.path());
+    assert_eq!(trials.len(), tasks * 3 * 2 * 2);
+
+    // Nested: for one task, seed and backend, the 5-tool list sits inside the 15 and the 30, in order.
+    let mut lists: BTreeMap<(String, u64, String), BTreeMap<u64, Vec<String>>> = BTreeMap::new();
+    for t in &trials {
+        let names: Vec<String> = t["tools_shown"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(names.len() as u64, t["size"].as_u64().unwrap());
+        if let Some(position) = t["gold_position"].as_u64() {
+            // The first expected tool in the list (any of them, for an `expect_any_of` task).
+            let at = &names[position as usize - 1];
+            let expected = t["expected_tools"].as_array().unwrap();
+            assert!(expected.iter().any(|e| e == at.as_str()));
+            assert!(
+                names[..position as usize - 1]
+                    .iter()
+                    .all(|n| expected.iter().all(|e| e != n.as_str()))
+            );
+        }
+        lists
+            .entry((
+                t["task"].as_str().unwrap().into(),
+                t["sweep_seed"].as_u64().unwrap(),
+                t["backend"].as_str().unwrap().into(),
+            ))
+            .or_default()
+            .insert(t["size"].as_u64().unwrap(), names);
+    }
+    for sizes in lists.values() {
+        let (small, medium, large) = (&sizes[&5], &sizes[&15], &sizes[&30]);
+        let within = |inner: &[String], outer: &[String]| {
+            let kept: Vec<&String> = outer.iter().filter(|n| inner.contains(n)).collect();
+            kept == inner.iter().collect::<Vec<_>>()
+        };
+        assert!(within(small, medium) && within(medium, large));
+    }
+    // Both backends see the very same lists.
+    for ((task, seed, backend), sizes) in &lists {
+        if backend == "oracle" {
+            assert_eq!(sizes, &lists[&(task.clone(), *seed, "random".into())]);
+        }
+    }
+
+    let sizes = summary(out.path())["experiments"]["sizes"].clone();
+    let oracle = sizes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["series"] == "oracle")
+        .unwrap();
+    for point in oracle["points"].as_array().unwrap() {
+        assert_eq!(point["right_pick"]["estimate"], 1.0);
+    }
+    let random = sizes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["series"] == "random")
+        .unwrap();
+    let at = |i: usize| {
+        random["points"][i]["right_pick"]["estimate"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        at(0) > at(2),
+        "random at N=5 vs N=30: {} vs {}",
+        at(0),
+        at(2)
+    );
+
+    // trials.parquet holds every trial, readable by polars.
+    use polars::prelude::*;
+    let file = std::fs::File::open(out.path().join("trials.parquet")).unwrap();
+    let frame = ParquetReader::new(file).finish().unwrap();
+    assert_eq!(frame.height(), trials.len());
+    assert!(frame.column("gold_position").is_ok());
+
+    // Cut the run short and resume it: every trial exactly once.
+    let text = std::fs::read_to_string(out.path().join("trials.jsonl")).unwrap();
+    let kept: Vec<&str> = text.lines().take(trials.len() / 3).collect();
+    std::fs::write(out.path().join("trials.jsonl"), kept.join("\n") + "\n").unwrap();
+    let resumed = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["run", "--no-progress", "--resume"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(resumed.status.code(), Some(0));
+    let after = read_trials(out.path());
+    assert_eq!(after.len(), trials.len());
+    let keys: HashSet<String> = after
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {} {} {}",
+                t["task"], t["backend"], t["size"], t["sweep_seed"]
+            )
+        })
+        .collect();
+    assert_eq!(keys.len(), trials.len());
+}
+
+#[test]
+fn an_ab_without_two_arms_and_a_sweep_beyond_the_pool_are_refused() {
+    let out = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .arg("--out")
+            .arg(out.path())
+            .output()
+            .unwrap()
+    };
+    let one_arm = run(&[
+        "ab",
+        "tasks/travel.toml",
+        "--variant",
+        "travel-rich",
+        "--backend",
+        "bm25",
+    ]);
+    assert_eq!(one_arm.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&one_arm.stdout).contains("at least two arms"));
+    let unknown = run(&[
+        "ab",
+        "tasks/travel.toml",
+        "--variant",
+        "travel-rich",
+        "--variant",
+        "travel-nope",
+        "--backend",
+        "bm25",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stdout).contains("--variant travel-nope: no such variant")
+    );
+    let too_big = run(&[
+        "sweep",
+        "tasks/travel.toml",
+        "--sizes",
+        "5,100000",
+        "--backend",
+        "bm25",
+    ]);
+    assert_eq!(too_big.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&too_big.stdout).contains("can show at most"));
+}
+
+/// Debian's Chromium (`.ci/run` installs it).
+fn chromium() -> std::path::PathBuf {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.exists())
+        .expect("report.html is checked in headless Chromium: apt-get install chromium")
+}
+
+#[test]
+fn report_html_renders_every_chart_in_headless_chromium() {
+    let out = tempfile::tempdir().unwrap();
+    mcpick(
+        &[
+            "run",
+            "tasks/travel.toml",
+            "--variant",
+            "travel-terse",
+            "--variant",
+            "travel-rich",
+            "--sizes",
+            "5,15",
+            "--backend",
+            "bm25",
+            "--backend",
+            "random",
+        ],
+        out.path(),
+    );
+    let page = out.path().join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page loads nothing"
+    );
+    let profile = tempfile::tempdir().unwrap();
+    let browser = |extra: &[&str]| {
+        Command::new(chromium())
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(&page)
+            .output()
+            .unwrap()
+    };
+    let dom = browser(&["--dump-dom"]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let check = dom
+        .split("id=\"render-check\"")
+        .nth(1)
+        .and_then(|rest| rest.split_once('>'))
+        .and_then(|(_, rest)| rest.split_once("</pre>"))
+        .map(|(json, _)| {
+            json.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
+        })
+        .unwrap_or_else(|| panic!("no render check in the DOM:\n{dom}"));
+    let charts: Vec<Value> = serde_json::from_str(&check).unwrap();
+    // Every series drawn in the charts of one kind (the confusion heat maps are one per backend).
+    let series_of = |kind: &str| -> Vec<String> {
+        let drawn: Vec<&Value> = charts.iter().filter(|c| c["chart"] == kind).collect();
+        assert!(!drawn.is_empty(), "no {kind} chart rendered: {check}");
+        let mut series = Vec::new();
+        for chart in drawn {
+            assert!(
+                chart["width"].as_f64().unwrap() > 100.0
+                    && chart["height"].as_f64().unwrap() > 50.0
+            );
+            series.extend(
+                chart["series"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| s.as_str().unwrap().to_string()),
+            );
+        }
+        series
+    };
+    let arms = [
+        "bm25 / travel-terse",
+        "bm25 / travel-rich",
+        "random / travel-terse",
+        "random / travel-rich",
+    ];
+    for kind in ["size", "position"] {
+        let drawn = series_of(kind);
+        for series in arms {
+            assert!(
+                drawn.iter().any(|s| s == series),
+                "{kind} lacks {series}: {drawn:?}"
+            );
+        }
+    }
+    assert_eq!(series_of("ab"), vec!["bm25", "random"]);
+    assert_eq!(series_of("confusion"), vec!["bm25", "random"]);
+    assert_eq!(series_of("latency"), vec!["bm25", "random"]);
+
+    let screenshot = out.path().join("report.png");
+    browser(&[
+        &format!("--screenshot={}", screenshot.display()),
+        "--window-size=1200,3000",
+    ]);
+    let png = std::fs::read(&screenshot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{} bytes",
+        png.len()
+    );
+}
