@@ -49,6 +49,22 @@ pub enum Command {
     /// A toolset-size sweep: `run` with `--sizes`, reported as accuracy against the number of tools
     /// shown, by gold-tool position, with a logistic fit of where accuracy falls.
     Sweep(Box<RunOptions>),
+    /// How many tasks a paired A/B test needs to detect a difference (McNemar, Connor 1987).
+    Power {
+        /// The difference in right picks to detect, as a fraction (0.1 = ten percentage points).
+        #[arg(long)]
+        difference: f64,
+        /// The share of tasks where the two arms disagree (at least the difference; from a pilot
+        /// run's A/B table, or a guess).
+        #[arg(long)]
+        discordant: f64,
+        /// Two-sided significance level.
+        #[arg(long, default_value_t = 0.05)]
+        alpha: f64,
+        /// The chance of detecting the difference when it is real.
+        #[arg(long, default_value_t = 0.8)]
+        power: f64,
+    },
     /// Rebuild a run's summaries and trials.csv from its trials.jsonl alone.
     Report {
         /// The run folder (it holds trials.jsonl).
@@ -153,6 +169,10 @@ pub struct RunOptions {
     /// Model turns per trial (each turn may call tools; results go back to the model).
     #[arg(long, default_value_t = 4)]
     pub max_turns: usize,
+    /// Run only the tasks carrying this tag (repeat for any of several).
+    #[arg(long = "tag", value_name = "TAG")]
+    #[serde(default)]
+    pub tags: Vec<String>,
     /// Run each suite's toolset as overlaid by this variant (a name from toolsets/variants/, or
     /// `base` for the toolset as it is). Repeat for a paired A/B comparison: every arm sees the same
     /// tasks, seeds and tool order. Only suites whose toolset every variant applies to are run.

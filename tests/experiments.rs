@@ -393,3 +393,20 @@ fn report_html_renders_every_chart_in_headless_chromium() {
         png.len()
     );
 }
+
+#[test]
+fn power_says_how_many_tasks_a_difference_needs() {
+    let power = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .arg("power")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // Connor (1987): (1.96·√0.2 + 0.8416·√0.19)² / 0.01 = 154.6 → 155 tasks.
+    let output = power(&["--difference", "0.1", "--discordant", "0.2"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("155 paired tasks"));
+    let impossible = power(&["--difference", "0.3", "--discordant", "0.2"]);
+    assert_eq!(impossible.status.code(), Some(2));
+}

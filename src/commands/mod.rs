@@ -79,6 +79,34 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         }
         Command::Ab(options) | Command::Sweep(options) => run_run(*options, out),
         Command::Report { run_dir } => run_report(&run_dir, out),
+        Command::Power {
+            difference,
+            discordant,
+            alpha,
+            power,
+        } => {
+            match crate::analysis::statistics::paired_sample_size(
+                difference, discordant, alpha, power,
+            ) {
+                Some(tasks) => {
+                    writeln!(
+                        out,
+                        "{tasks} paired tasks detect a difference of {:.1} percentage points with {:.0}% power at alpha {alpha} when {:.1}% of pairs disagree",
+                        difference.abs() * 100.0,
+                        power * 100.0,
+                        discordant * 100.0
+                    )?;
+                    Ok(Outcome::Success)
+                }
+                None => {
+                    writeln!(
+                        out,
+                        "mcpick power: no sample size for these values: the difference must be non-zero and at most the discordant share (both fractions in 0..1), alpha and power in 0..1"
+                    )?;
+                    Ok(Outcome::InvalidInput)
+                }
+            }
+        }
     }
 }
 

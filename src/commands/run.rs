@@ -87,11 +87,26 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
         "manifest.json",
         &serde_json::to_string_pretty(&manifest).unwrap_or_default(),
     )?;
+    let suites: std::collections::BTreeSet<&str> =
+        plan.suites.iter().map(|s| s.name.as_str()).collect();
+    let mut shape = format!("{} suites", suites.len());
+    if !options.variants.is_empty() {
+        shape.push_str(&format!(" × {} arms", options.variants.len()));
+    }
+    if !plan.sizes.is_empty() {
+        shape.push_str(&format!(
+            " × {} sizes × {} seeds",
+            plan.sizes.len(),
+            plan.seeds
+        ));
+    }
+    if plan.repeats > 1 {
+        shape.push_str(&format!(" × {} repeats", plan.repeats));
+    }
     writeln!(
         out,
-        "running {} trials ({} suites × {} backends{}) into {}",
+        "running {} trials ({shape} × {} backends{}) into {}",
         pending.len(),
-        plan.suites.len(),
         plan.lanes.len(),
         if pending.len() < all.len() {
             format!("; {} already done", all.len() - pending.len())

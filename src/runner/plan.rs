@@ -292,6 +292,12 @@ impl RunPlan {
                     continue;
                 };
                 // A suite runs under every named arm or not at all: an A/B comparison needs pairs.
+                let tagged = |task: &Task| {
+                    options.tags.is_empty() || task.tags.iter().any(|t| options.tags.contains(t))
+                };
+                if !suite.tasks.iter().any(tagged) {
+                    continue;
+                }
                 let arms: Vec<(Option<String>, Vec<Tool>, Vec<Task>)> = if options
                     .variants
                     .is_empty()
@@ -351,7 +357,8 @@ impl RunPlan {
                         ));
                     }
                 }
-                for (variant, tools, tasks) in arms {
+                for (variant, tools, mut tasks) in arms {
+                    tasks.retain(tagged);
                     match ServedTools::new(tools.clone()) {
                         Ok(served) => suites.push(SuitePlan {
                             name: suite.name.clone(),
@@ -366,6 +373,12 @@ impl RunPlan {
                             .push(format!("{}: cannot serve: {e}", toolset.source.display())),
                     }
                 }
+            }
+            if suites.is_empty() && !options.tags.is_empty() && skipped.is_empty() {
+                problems.push(format!(
+                    "no task carries the tag {}",
+                    options.tags.join(" or ")
+                ));
             }
             if suites.is_empty() && !skipped.is_empty() {
                 problems.push(format!(
