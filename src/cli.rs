@@ -65,7 +65,7 @@ pub enum Command {
         #[arg(long, default_value_t = 0.8)]
         power: f64,
     },
-    /// Rebuild a run's summaries and trials.csv from its trials.jsonl alone.
+    /// Rebuild a run's summaries, trials.csv, trials.parquet and report.html from its trials.jsonl alone.
     Report {
         /// The run folder (it holds trials.jsonl).
         run_dir: std::path::PathBuf,

@@ -410,3 +410,45 @@ fn power_says_how_many_tasks_a_difference_needs() {
     let impossible = power(&["--difference", "0.3", "--discordant", "0.2"]);
     assert_eq!(impossible.status.code(), Some(2));
 }
+
+#[test]
+fn repeats_draw_afresh_and_give_pass_at_k_and_consistency() {
+    let out = tempfile::tempdir().unwrap();
+    mcpick(
+        &[
+            "ab",
+            "tasks/travel.toml",
+            "--variant",
+            "base",
+            "--variant",
+            "travel-rich",
+            "--repeats",
+            "3",
+            "--backend",
+            "random",
+        ],
+        out.path(),
+    );
+    let trials = read_trials(out.path());
+    assert_eq!(trials.len(), travel_tasks() * 2 * 3);
+    // Each repeat draws with its own seed: some task gets different picks across its repeats.
+    let mut picks: BTreeMap<String, HashSet<String>> = BTreeMap::new();
+    for t in trials.iter().filter(|t| t["variant"] == "base") {
+        picks
+            .entry(t["task"].as_str().unwrap().into())
+            .or_default()
+            .insert(t["first_tool"].to_string());
+    }
+    assert!(picks.values().any(|p| p.len() > 1));
+    let ab = &summary(out.path())["experiments"]["ab"][0];
+    for arm in ["a", "b"] {
+        let r = &ab["repeats"][arm];
+        assert_eq!(r["tasks"], travel_tasks());
+        let (pass, all, consistent) = (
+            r["pass_at_k"].as_f64().unwrap(),
+            r["all_pass"].as_f64().unwrap(),
+            r["consistency"].as_f64().unwrap(),
+        );
+        assert!(pass >= all && consistent >= all && pass > 0.0, "{r}");
+    }
+}

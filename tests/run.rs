@@ -109,8 +109,15 @@ fn report_rebuilds_every_output_from_trials_jsonl_alone() {
     ]);
     assert_eq!(ran.status.code(), Some(0));
     let summary = std::fs::read_to_string(out.path().join("summary.json")).unwrap();
-    for derived in ["summary.json", "summary.md", "trials.csv"] {
-        std::fs::remove_file(out.path().join(derived)).unwrap();
+    let derived = [
+        "summary.json",
+        "summary.md",
+        "trials.csv",
+        "trials.parquet",
+        "report.html",
+    ];
+    for file in derived {
+        std::fs::remove_file(out.path().join(file)).unwrap();
     }
     let rebuilt = mcpick(&["report"]);
     assert_eq!(
@@ -124,7 +131,7 @@ fn report_rebuilds_every_output_from_trials_jsonl_alone() {
         summary,
         "identical to the run's own"
     );
-    assert!(out.path().join("trials.csv").exists() && out.path().join("summary.md").exists());
+    assert!(derived.iter().all(|file| out.path().join(file).exists()));
 
     // A crash can cut the last line short: it is skipped and counted, never fatal.
     let mut trials = std::fs::OpenOptions::new()

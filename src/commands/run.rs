@@ -197,7 +197,7 @@ pub fn run_report(folder: &std::path::Path, out: &mut dyn Write) -> std::io::Res
             writeln!(out, "{markdown}")?;
             writeln!(
                 out,
-                "rebuilt summary.json, summary.md and trials.csv in {}",
+                "rebuilt summary.json, summary.md, trials.csv, trials.parquet and report.html in {}",
                 folder.display()
             )?;
             Ok(Outcome::Success)

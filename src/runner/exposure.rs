@@ -116,8 +116,18 @@ mod tests {
     use crate::load::Workspace;
     use std::path::PathBuf;
 
-    fn shipped() -> Workspace {
-        Workspace::load(&[PathBuf::from("toolsets"), PathBuf::from("tasks")])
+    /// The shipped data, and the distractor pool of the travel suite.
+    fn travel_and_pool() -> (Workspace, Vec<Tool>) {
+        let workspace = Workspace::load(&[PathBuf::from("toolsets"), PathBuf::from("tasks")]);
+        let pool = distractor_pool(
+            workspace
+                .toolsets
+                .iter()
+                .map(|t| (t.name.as_str(), t.tools.as_slice())),
+            "travel",
+            &workspace.toolset("travel").unwrap().tools,
+        );
+        (workspace, pool)
     }
 
     fn names(tools: &[Tool]) -> Vec<String> {
@@ -126,21 +136,13 @@ mod tests {
 
     #[test]
     fn sets_are_nested_ordered_alike_and_reproducible() {
-        let workspace = shipped();
+        let (workspace, pool) = travel_and_pool();
         let suite = workspace
             .suites
             .iter()
             .find(|s| s.name == "travel")
             .unwrap();
         let own = &workspace.toolset("travel").unwrap().tools;
-        let pool = distractor_pool(
-            workspace
-                .toolsets
-                .iter()
-                .map(|t| (t.name.as_str(), t.tools.as_slice())),
-            "travel",
-            own,
-        );
         assert!(pool.len() > 40, "pool of {}", pool.len());
         assert!(pool.iter().all(|t| own.iter().all(|o| o.name != t.name)));
         for strategy in [Distractors::Random, Distractors::Similar] {
@@ -176,21 +178,13 @@ mod tests {
 
     #[test]
     fn seeds_move_the_gold_tool_and_similar_draws_related_tools() {
-        let workspace = shipped();
+        let (workspace, pool) = travel_and_pool();
         let suite = workspace
             .suites
             .iter()
             .find(|s| s.name == "travel")
             .unwrap();
         let own = &workspace.toolset("travel").unwrap().tools;
-        let pool = distractor_pool(
-            workspace
-                .toolsets
-                .iter()
-                .map(|t| (t.name.as_str(), t.tools.as_slice())),
-            "travel",
-            own,
-        );
         let task = suite
             .tasks
             .iter()

@@ -1,6 +1,7 @@
 //! The run folder: `trials.jsonl` (one line per trial, appended and flushed as each finishes, so a
 //! crash loses nothing finished), and everything derived from it alone by `rebuild` — `summary.json`,
-//! `summary.md`, `trials.csv` — so `mcpick report` and a finished run produce the same outputs.
+//! `summary.md`, `trials.csv`, and through `analysis` and `report` `trials.parquet` and
+//! `report.html` — so `mcpick report` and a finished run produce the same outputs.
 
 use crate::analysis::trials::parse_rows;
 use crate::analysis::{RunAnalysis, analyse};
@@ -165,6 +166,14 @@ struct StoredTrial {
     backend: String,
     #[serde(default)]
     variant: Option<String>,
+    #[serde(default)]
+    size: Option<u32>,
+    #[serde(default)]
+    sweep_seed: u32,
+    #[serde(default)]
+    repeat: u32,
+    #[serde(default)]
+    gold_position: Option<usize>,
     lang: String,
     #[serde(flatten)]
     verdict: Verdict,
@@ -205,6 +214,11 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         "toolset",
         "task",
         "backend",
+        "variant",
+        "size",
+        "sweep_seed",
+        "repeat",
+        "gold_position",
         "lang",
         "outcome",
         "selection_correct",
@@ -232,6 +246,11 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             &trial.toolset,
             &trial.task,
             &trial.backend,
+            trial.variant.as_deref().unwrap_or(""),
+            &trial.size.map_or(String::new(), |n| n.to_string()),
+            &trial.sweep_seed.to_string(),
+            &trial.repeat.to_string(),
+            &trial.gold_position.map_or(String::new(), |n| n.to_string()),
             &trial.lang,
             verdict.outcome.as_str(),
             &verdict
