@@ -6,9 +6,8 @@
 
 use super::{ChatMessage, Reply, ToolCallRequest, Turn};
 use crate::model::{Alternative, ArgMatcher, Expectation, ExpectedCall};
-use crate::registry::example_instance;
+use crate::registry::{example_instance, shortest_match};
 use crate::score::CallArguments;
-use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Map, Value, json};
 
 #[derive(Debug, Clone)]
@@ -87,65 +86,4 @@ fn value_for(matcher: &ArgMatcher) -> Option<Value> {
         Alternative::Regex(regex) => json!(shortest_match(regex.as_str())?),
         Alternative::Approx { approx, .. } => json!(approx),
     })
-}
-
-/// The shortest string a regular expression matches (first branch of each alternation, fewest
-/// repetitions, first character of each class).
-fn shortest_match(pattern: &str) -> Option<String> {
-    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
-    let mut out = String::new();
-    write_shortest(&hir, &mut out).then_some(out)
-}
-
-fn write_shortest(hir: &Hir, out: &mut String) -> bool {
-    match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => true,
-        HirKind::Literal(literal) => match std::str::from_utf8(&literal.0) {
-            Ok(text) => {
-                out.push_str(text);
-                true
-            }
-            Err(_) => false,
-        },
-        HirKind::Class(Class::Unicode(class)) => class
-            .ranges()
-            .first()
-            .map(|r| out.push(r.start()))
-            .is_some(),
-        HirKind::Class(Class::Bytes(class)) => class
-            .ranges()
-            .first()
-            .map(|r| out.push(char::from(r.start())))
-            .is_some(),
-        HirKind::Repetition(repetition) => {
-            (0..repetition.min).all(|_| write_shortest(&repetition.sub, out))
-        }
-        HirKind::Capture(capture) => write_shortest(&capture.sub, out),
-        HirKind::Concat(parts) => parts.iter().all(|p| write_shortest(p, out)),
-        HirKind::Alternation(branches) => branches.first().is_some_and(|b| write_shortest(b, out)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use regex::Regex;
-
-    #[test]
-    fn shortest_matches_are_matches() {
-        for pattern in [
-            "(?i)dentist",
-            "^2026-03-13T07:45",
-            "(?i)holiday|vacation",
-            "(?i)^(spam|junk)$",
-            r"^[A-Z]{3}\d{2,4}$",
-            "^(.{1,5}|.{7,})$",
-        ] {
-            let text = shortest_match(pattern).unwrap();
-            assert!(
-                Regex::new(pattern).unwrap().is_match(&text),
-                "{pattern} → {text:?}"
-            );
-        }
-    }
 }

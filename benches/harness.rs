@@ -1,0 +1,210 @@
+//! The harness around the protocol: `scoring` (judging 10,000 recorded trials against their tasks'
+//! expectations, as `mcpick report` does) and `pipeline` (a whole `mcpick run` of the shipped suites
+//! whose tools answer without simulated latency, with the scripted `oracle` backend: plan, fresh MCP
+//! session per trial, tools/list, calls, scoring, one `trials.jsonl` line flushed per trial — the
+//! harness's own overhead per trial — and the run's report rebuilt from that file).
+//!
+//! `cargo bench --bench harness` measures; `cargo test` runs each once as a check.
+
+#[allow(dead_code, reason = "each bench target uses part of the shared module")]
+mod side_by_side;
+
+use clap::Parser;
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
+use mcpick::cli::{Cli, Command, RunOptions};
+use mcpick::load::Workspace;
+use mcpick::model::Expectation;
+use mcpick::runner::{RunFolder, RunPlan, execute, rebuild};
+use mcpick::score::{ObservedCall, Outcome, TrialRecord, score};
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The shipped suites whose toolsets simulate no latency, so a run's time is the harness's own.
+const SUITES: [&str; 3] = [
+    "tasks/devtools.toml",
+    "tasks/files.toml",
+    "tasks/smart_home.toml",
+];
+
+/// Trials scored per iteration of the scoring benchmark.
+const SCORED_TRIALS: usize = 10_000;
+
+fn main() {
+    let mut criterion = Criterion::default()
+        .output_directory(&side_by_side::criterion_dir())
+        .configure_from_args();
+    scoring(&mut criterion);
+    pipeline(&mut criterion);
+    criterion.final_summary();
+    if side_by_side::measuring() {
+        let trials = trials_in(&run_options(&["oracle"], Path::new("unused")));
+        for (value, what) in [("oracle", "harness time per trial (oracle backend)")] {
+            if let Some(ns) = side_by_side::criterion_median_ns(
+                "pipeline",
+                "run",
+                &format!("{value}, {trials} trials"),
+            ) {
+                println!("{what}: {}", side_by_side::human_time(ns / trials as f64));
+            }
+        }
+    }
+}
+
+fn manifest_path(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+/// `mcpick run SUITES --backend … --out OUT --no-progress`, as the command line would resolve it.
+fn run_options(backends: &[&str], out: &Path) -> RunOptions {
+    let mut arguments = vec!["mcpick".to_string(), "run".to_string()];
+    arguments.extend(
+        SUITES
+            .iter()
+            .map(|s| manifest_path(s).display().to_string()),
+    );
+    for backend in backends {
+        arguments.extend(["--backend".to_string(), backend.to_string()]);
+    }
+    arguments.extend([
+        "--out".to_string(),
+        out.display().to_string(),
+        "--no-progress".to_string(),
+        "--no-cache".to_string(),
+    ]);
+    match Cli::parse_from(arguments).command {
+        Command::Run(options) => *options,
+        _ => unreachable!("the arguments name the run command"),
+    }
+}
+
+fn trials_in(options: &RunOptions) -> usize {
+    RunPlan::resolve(options)
+        .expect("the shipped suites plan")
+        .trials()
+        .len()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// Runs the plan of `options` into its (fresh) run folder; returns the trials run.
+fn run_once(runtime: &tokio::runtime::Runtime, options: &RunOptions) -> usize {
+    let plan = Arc::new(RunPlan::resolve(options).expect("the shipped suites plan"));
+    let out = options.out.as_ref().expect("an output folder");
+    let mut folder = RunFolder::create(out).expect("a run folder");
+    folder
+        .write("manifest.json", &plan.manifest.to_string())
+        .expect("the manifest is written");
+    let trials = plan.trials();
+    let execution = runtime
+        .block_on(execute(Arc::clone(&plan), trials, 0.0, &mut folder, false))
+        .expect("the run writes its folder");
+    assert!(!execution.interrupted && execution.halted.is_empty());
+    execution.finished
+}
+
+/// The recorded trials of a run folder, each with its task's expectation.
+fn recorded_trials(folder: &Path) -> Vec<(Expectation, TrialRecord)> {
+    // Suites load beside the toolsets they name.
+    let workspace = Workspace::load(&[manifest_path("toolsets"), manifest_path("tasks")]);
+    let expectations: HashMap<(&str, &str), &Expectation> = workspace
+        .suites
+        .iter()
+        .flat_map(|suite| {
+            suite
+                .tasks
+                .iter()
+                .map(move |task| ((suite.name.as_str(), task.id.as_str()), &task.expectation))
+        })
+        .collect();
+    let text = std::fs::read_to_string(folder.join("trials.jsonl")).expect("trials.jsonl");
+    text.lines()
+        .map(|line| {
+            let trial: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            let key = (
+                trial["suite"].as_str().unwrap_or_default(),
+                trial["task"].as_str().unwrap_or_default(),
+            );
+            let expectation = (*expectations.get(&key).expect("a task of the suites")).clone();
+            let record = TrialRecord {
+                shown_tools: serde_json::from_value(trial["tools_shown"].clone()).unwrap(),
+                calls: serde_json::from_value::<Vec<ObservedCall>>(trial["calls"].clone()).unwrap(),
+                backend_error: trial["backend_error"].as_str().map(str::to_string),
+            };
+            (expectation, record)
+        })
+        .collect()
+}
+
+fn scoring(c: &mut Criterion) {
+    let scratch = tempfile::tempdir().expect("a scratch folder");
+    let out = scratch.path().join("run");
+    run_once(
+        &runtime(),
+        &run_options(&["oracle", "bm25", "random"], &out),
+    );
+    let recorded = recorded_trials(&out);
+    // The same verdicts the run recorded, so the benchmark scores real trials the real way.
+    let outcomes: Vec<Outcome> = recorded.iter().map(|(e, r)| score(e, r).outcome).collect();
+    assert!(
+        outcomes.contains(&Outcome::Correct) && outcomes.iter().any(|o| *o != Outcome::Correct)
+    );
+    let trials: Vec<&(Expectation, TrialRecord)> =
+        recorded.iter().cycle().take(SCORED_TRIALS).collect();
+    let mut group = c.benchmark_group("scoring");
+    group.throughput(Throughput::Elements(SCORED_TRIALS as u64));
+    group.bench_function(
+        BenchmarkId::new("score", format!("{SCORED_TRIALS} trials")),
+        |b| {
+            b.iter(|| {
+                for (expectation, record) in &trials {
+                    black_box(score(black_box(expectation), black_box(record)));
+                }
+            })
+        },
+    );
+    group.finish();
+}
+
+fn pipeline(c: &mut Criterion) {
+    let runtime = runtime();
+    let scratch = tempfile::tempdir().expect("a scratch folder");
+    let trials = trials_in(&run_options(&["oracle"], scratch.path()));
+    let mut group = c.benchmark_group("pipeline");
+    group
+        .throughput(Throughput::Elements(trials as u64))
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(10));
+    let mut runs = 0;
+    group.bench_function(
+        BenchmarkId::new("run", format!("oracle, {trials} trials")),
+        |b| {
+            b.iter_batched(
+                || {
+                    // Untimed: the previous run's folder goes (the first stays for `report` below).
+                    if runs > 1 {
+                        let _ = std::fs::remove_dir_all(scratch.path().join(format!("run-{runs}")));
+                    }
+                    runs += 1;
+                    run_options(&["oracle"], &scratch.path().join(format!("run-{runs}")))
+                },
+                |options| assert_eq!(run_once(&runtime, &options), trials),
+                BatchSize::PerIteration,
+            )
+        },
+    );
+    let finished = scratch.path().join("run-1");
+    group.bench_function(
+        BenchmarkId::new("report", format!("oracle, {trials} trials")),
+        |b| b.iter(|| rebuild(black_box(&finished)).expect("the report rebuilds")),
+    );
+    group.finish();
+}
