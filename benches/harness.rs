@@ -1,8 +1,9 @@
 //! The harness around the protocol: `scoring` (judging 10,000 recorded trials against their tasks'
 //! expectations, as `mcpick report` does) and `pipeline` (a whole `mcpick run` of the shipped suites
-//! whose tools answer without simulated latency, with the scripted `oracle` backend: plan, fresh MCP
-//! session per trial, tools/list, calls, scoring, one `trials.jsonl` line flushed per trial — the
-//! harness's own overhead per trial — and the run's report rebuilt from that file).
+//! whose tools answer without simulated latency, with the scripted `oracle` backend): `plan` (files
+//! loaded, checked and compiled, once per run), `run` (every trial: a fresh MCP session, tools/list,
+//! the backend's turns, tools/call, scoring, one `trials.jsonl` line flushed — the harness's own
+//! overhead per trial) and `report` (the summary, CSV, Parquet and HTML rebuilt from that file).
 //!
 //! `cargo bench --bench harness` measures; `cargo test` runs each once as a check.
 
@@ -32,7 +33,14 @@ const SUITES: [&str; 3] = [
 /// Trials scored per iteration of the scoring benchmark.
 const SCORED_TRIALS: usize = 10_000;
 
+// The allocator the mcpick binary runs with (src/main.rs), so these figures are the binary's; the
+// rmcp server measured in the same process gets it too.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
+    // Plans name toolsets/ and tasks/ relative to where mcpick runs: the package root.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("the package root");
     let mut criterion = Criterion::default()
         .output_directory(&side_by_side::criterion_dir())
         .configure_from_args();
@@ -94,17 +102,26 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("a tokio runtime")
 }
 
-/// Runs the plan of `options` into its (fresh) run folder; returns the trials run.
-fn run_once(runtime: &tokio::runtime::Runtime, options: &RunOptions) -> usize {
+/// A resolved plan and its (fresh) run folder, the manifest written: what `mcpick run` has before
+/// its first trial.
+fn prepare(options: &RunOptions) -> (Arc<RunPlan>, RunFolder) {
     let plan = Arc::new(RunPlan::resolve(options).expect("the shipped suites plan"));
     let out = options.out.as_ref().expect("an output folder");
-    let mut folder = RunFolder::create(out).expect("a run folder");
+    let folder = RunFolder::create(out).expect("a run folder");
     folder
         .write("manifest.json", &plan.manifest.to_string())
         .expect("the manifest is written");
-    let trials = plan.trials();
+    (plan, folder)
+}
+
+/// Runs every trial of `plan` into `folder`; returns the trials run.
+fn execute_all(
+    runtime: &tokio::runtime::Runtime,
+    plan: &Arc<RunPlan>,
+    folder: &mut RunFolder,
+) -> usize {
     let execution = runtime
-        .block_on(execute(Arc::clone(&plan), trials, 0.0, &mut folder, false))
+        .block_on(execute(Arc::clone(plan), plan.trials(), 0.0, folder, false))
         .expect("the run writes its folder");
     assert!(!execution.interrupted && execution.halted.is_empty());
     execution.finished
@@ -146,10 +163,8 @@ fn recorded_trials(folder: &Path) -> Vec<(Expectation, TrialRecord)> {
 fn scoring(c: &mut Criterion) {
     let scratch = tempfile::tempdir().expect("a scratch folder");
     let out = scratch.path().join("run");
-    run_once(
-        &runtime(),
-        &run_options(&["oracle", "bm25", "random"], &out),
-    );
+    let (plan, mut folder) = prepare(&run_options(&["oracle", "bm25", "random"], &out));
+    execute_all(&runtime(), &plan, &mut folder);
     let recorded = recorded_trials(&out);
     // The same verdicts the run recorded, so the benchmark scores real trials the real way.
     let outcomes: Vec<Outcome> = recorded.iter().map(|(e, r)| score(e, r).outcome).collect();
@@ -183,6 +198,11 @@ fn pipeline(c: &mut Criterion) {
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(10));
+    let options = |run: usize| run_options(&["oracle"], &scratch.path().join(format!("run-{run}")));
+    group.bench_function(
+        BenchmarkId::new("plan", format!("oracle, {trials} trials")),
+        |b| b.iter(|| RunPlan::resolve(black_box(&options(0))).unwrap()),
+    );
     let mut runs = 0;
     group.bench_function(
         BenchmarkId::new("run", format!("oracle, {trials} trials")),
@@ -194,9 +214,9 @@ fn pipeline(c: &mut Criterion) {
                         let _ = std::fs::remove_dir_all(scratch.path().join(format!("run-{runs}")));
                     }
                     runs += 1;
-                    run_options(&["oracle"], &scratch.path().join(format!("run-{runs}")))
+                    prepare(&options(runs))
                 },
-                |options| assert_eq!(run_once(&runtime, &options), trials),
+                |(plan, mut folder)| assert_eq!(execute_all(&runtime, &plan, &mut folder), trials),
                 BatchSize::PerIteration,
             )
         },

@@ -32,6 +32,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
+// The allocator the mcpick binary runs with (src/main.rs), so these figures are the binary's; the
+// rmcp server measured in the same process gets it too.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let mut criterion = Criterion::default()
         .output_directory(&side_by_side::criterion_dir())

@@ -29,6 +29,11 @@ const SERVE_RMCP_STDIO: &str = "MCPICK_BENCH_SERVE_RMCP_STDIO";
 /// Calls kept outstanding in the concurrent benchmarks.
 const IN_FLIGHT: u64 = 8;
 
+// The allocator the mcpick binary runs with (src/main.rs), so these figures are the binary's; the
+// rmcp server measured in the same process gets it too.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if std::env::var_os(SERVE_RMCP_STDIO).is_some() {
         serve_rmcp_stdio();

@@ -277,10 +277,10 @@ fn example_string(schema: &Value) -> String {
     let pattern = schema.get("pattern").and_then(Value::as_str);
     let fits_pattern =
         |text: &str| pattern.is_none_or(|p| regex::Regex::new(p).is_ok_and(|r| r.is_match(text)));
-    if formatted.is_empty() || !fits_pattern(formatted) {
-        if let Some(text) = pattern.and_then(shortest_match) {
-            return text;
-        }
+    if (formatted.is_empty() || !fits_pattern(formatted))
+        && let Some(text) = pattern.and_then(shortest_match)
+    {
+        return text;
     }
     let minimum = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
     let mut text = formatted.to_string();

@@ -178,13 +178,13 @@ impl McpClient {
         let mut seen = std::collections::HashSet::new();
         loop {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let page = self.request("tools/list", params).await?;
-            let Some(Value::Array(batch)) = page.get("tools") else {
+            let mut page = self.request("tools/list", params).await?;
+            let Some(Value::Array(batch)) = page.get_mut("tools").map(Value::take) else {
                 return Err(ClientError::Protocol(
                     "tools/list result has no \"tools\" array".into(),
                 ));
             };
-            tools.extend(batch.iter().cloned());
+            tools.extend(batch);
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if !seen.insert(next.to_string()) => {
                     return Err(ClientError::Protocol(format!(
@@ -395,6 +395,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             break;
         }
     }
+    // The client is gone: end the server's input. Dropping this half alone would not (the reading
+    // half keeps a split stream open), so an in-memory session would wait for input forever and
+    // every trial's session would stay in memory until the run ended.
+    let _ = writer.shutdown().await;
 }
 
 /// Reads a `text/event-stream` body, routing the `data` of each event.

@@ -22,3 +22,32 @@ pub async fn connect_in_memory(server: Arc<McpServer>) -> Result<McpClient, Clie
     let (client_read, client_write) = tokio::io::split(client_end);
     McpClient::connect_lines(client_read, client_write).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::{ServedTools, ServerConfig};
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_dropped_client_ends_its_session() {
+        let server = McpServer::new(
+            ServerConfig::default(),
+            ServedTools::new(Vec::new()).unwrap(),
+        );
+        let clients = [
+            connect_in_memory(Arc::clone(&server)).await.unwrap(),
+            connect_in_memory(Arc::clone(&server)).await.unwrap(),
+        ];
+        assert_eq!(server.open_sessions(), 2);
+        drop(clients);
+        // A run opens one session per trial: each must end with its trial, not with the run.
+        for _ in 0..200 {
+            if server.open_sessions() == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{} sessions outlived their clients", server.open_sessions());
+    }
+}

@@ -86,6 +86,11 @@ impl McpServer {
         let _ = self.list_changed.send(());
     }
 
+    /// Sessions open now (each holds one `list_changed` receiver until it ends).
+    pub fn open_sessions(&self) -> usize {
+        self.list_changed.receiver_count()
+    }
+
     /// A receiver that fires after each `replace_tools`.
     pub fn subscribe_list_changed(&self) -> broadcast::Receiver<()> {
         self.list_changed.subscribe()

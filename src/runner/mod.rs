@@ -23,4 +23,4 @@ pub use plan::{
 };
 pub use price::{Price, list_price};
 pub use schedule::{Execution, execute};
-pub use trial::{Halt, TrialOutcome, run_trial};
+pub use trial::{Halt, ToolListing, TrialOutcome, run_trial};

@@ -8,6 +8,7 @@ use super::cache::ResponseCache;
 use super::exposure::distractor_pool;
 use super::lane::{BackendLane, RateLimiter, RetryPolicy};
 use super::price::{Price, list_price, parse_price_override};
+use super::trial::ToolListing;
 use crate::backend::{AnyBackend, DEFAULT_SYSTEM_PROMPT, HostedOptions};
 use crate::cli::{Distractors, RunOptions};
 use crate::load::Workspace;
@@ -29,6 +30,8 @@ pub struct SuitePlan {
     pub variant: Option<String>,
     /// The arm's whole toolset, served as is when no size is asked for.
     pub server: Arc<McpServer>,
+    /// That server's tool list, listed by the first trial and kept for the others.
+    pub listing: ToolListing,
     pub tools: Vec<Tool>,
     /// The tasks, their expected tool names mapped through the variant's renames.
     pub tasks: Vec<Task>,
@@ -365,6 +368,7 @@ impl RunPlan {
                             toolset: suite.toolset.clone(),
                             variant,
                             server: McpServer::new(ServerConfig::default(), served),
+                            listing: ToolListing::default(),
                             tools,
                             tasks,
                             pool: pool.clone(),

@@ -7,7 +7,7 @@
 use super::exposure::{exposed_tools, gold_position};
 use super::output::{RunFolder, TrialLine};
 use super::plan::{PlannedTrial, RunPlan};
-use super::trial::{Halt, TrialOutcome, run_trial};
+use super::trial::{Halt, ToolListing, TrialOutcome, run_trial};
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::score::Outcome;
 use futures_util::FutureExt;
@@ -152,11 +152,19 @@ async fn drive_lane(
             let suite = &plan.suites[trial.suite];
             let task = &suite.tasks[trial.task];
             let server = trial_server(&plan, trial);
+            // A sweep trial's server is its own, so is its listing.
+            let own_listing = ToolListing::default();
+            let listing = if trial.size == 0 {
+                &suite.listing
+            } else {
+                &own_listing
+            };
             let running = async {
                 match &server {
                     Ok(server) => {
                         run_trial(
                             server,
+                            listing,
                             &plan.lanes[trial.lane],
                             &suite.name,
                             task,

@@ -8,7 +8,7 @@ use crate::mcp::duplex::connect_in_memory;
 use crate::model::{Role, Task, TaskInput};
 use crate::score::{CallArguments, ObservedCall, TrialRecord, Verdict, score};
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Everything a trial produced.
@@ -61,9 +61,47 @@ impl TrialOutcome {
     }
 }
 
-/// Runs one task against one backend on a fresh session of `server`.
+/// The tools a server listed, kept for its later trials. A server's listing is fixed for one
+/// generation of its tools (`ServedTools` is immutable; a reload makes a new generation), so the
+/// listing parsed once is exactly what each later session's own tools/list would give — and parsing
+/// the 20–30 KB listing on every trial was most of the harness's own time per trial (see
+/// `benches/README.md`). Each trial still opens its own session and calls through it.
+#[derive(Default)]
+pub struct ToolListing(Mutex<Option<(u64, Arc<Vec<Value>>)>>);
+
+impl ToolListing {
+    /// The listing of `server`'s current generation: kept, or listed now through `client`.
+    async fn of(
+        &self,
+        server: &McpServer,
+        client: &McpClient,
+    ) -> Result<Arc<Vec<Value>>, ClientError> {
+        let generation = server.tools().generation;
+        if let Some((kept, tools)) = &*self.lock()
+            && *kept == generation
+        {
+            return Ok(Arc::clone(tools));
+        }
+        let tools = Arc::new(client.list_tools().await?);
+        // Kept only if no reload happened while listing.
+        if server.tools().generation == generation {
+            *self.lock() = Some((generation, Arc::clone(&tools)));
+        }
+        Ok(tools)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(u64, Arc<Vec<Value>>)>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Runs one task against one backend on a fresh session of `server` (whose listing `listing` keeps).
+#[allow(clippy::too_many_arguments)]
 pub async fn run_trial(
     server: &Arc<McpServer>,
+    listing: &ToolListing,
     lane: &BackendLane,
     suite: &str,
     task: &Task,
@@ -79,7 +117,7 @@ pub async fn run_trial(
     let mut renamed_tools = Vec::new();
     match connect_in_memory(Arc::clone(server)).await {
         Err(e) => record.backend_error = Some(format!("MCP session failed: {e}")),
-        Ok(client) => match client.list_tools().await {
+        Ok(client) => match listing.of(server, &client).await {
             Err(e) => record.backend_error = Some(format!("tools/list failed: {e}")),
             Ok(tools) => {
                 record.shown_tools = tools
