@@ -15,6 +15,9 @@ use tokio::sync::{broadcast, mpsc};
 /// Lines longer than this are answered with an error and skipped, so one bad peer cannot exhaust memory.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
+/// The read and write buffers of a `serve_stream` session.
+const STREAM_BUFFER_BYTES: usize = 8 * 1024;
+
 /// How long, after the input ends, in-flight calls may still answer before the transport gives up.
 const DRAIN_AFTER_EOF: Duration = Duration::from_secs(2);
 
@@ -165,7 +168,9 @@ async fn read_lines<R: AsyncRead + Unpin>(
     session: &Arc<Session>,
     outbox: &Outbox,
 ) -> std::io::Result<()> {
-    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    // tokio's BufReader zeroes its buffer, and an in-memory session is opened per trial: a small
+    // buffer keeps that cost off every trial (a longer line still arrives whole through `line`).
+    let mut reader = BufReader::with_capacity(STREAM_BUFFER_BYTES, reader);
     let mut line = Vec::with_capacity(4096);
     loop {
         line.clear();
@@ -208,7 +213,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut outgoing: mpsc::UnboundedReceiver<String>,
 ) -> std::io::Result<()> {
-    let mut buffer = Vec::with_capacity(64 * 1024);
+    let mut buffer = Vec::with_capacity(STREAM_BUFFER_BYTES);
     while let Some(message) = outgoing.recv().await {
         buffer.clear();
         buffer.extend_from_slice(message.as_bytes());
