@@ -4,8 +4,8 @@ use clap::Parser;
 use mcpick::cli::Cli;
 use std::process::ExitCode;
 
-// Every JSON-RPC message becomes a tree of small allocations; mimalloc serves them about a third
-// faster than glibc's malloc here (benches/README.md), for `serve` and `run` alike.
+// Every JSON-RPC message becomes a tree of small allocations; with mimalloc instead of glibc's
+// malloc a trial took 37% less time here and a large tools/call 19% less (benches/README.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -291,7 +291,7 @@ fn example_string(schema: &Value) -> String {
 }
 
 /// The shortest string a regular expression matches (first branch of each alternation, fewest
-/// repetitions, first character of each class).
+/// repetitions, a readable member of each class).
 pub fn shortest_match(pattern: &str) -> Option<String> {
     let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
     let mut out = String::new();

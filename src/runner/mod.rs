@@ -1,5 +1,6 @@
 //! Running trials: the plan (`plan`) is resolved once; each suite's toolset is served by one
-//! `McpServer`; each trial (task × backend) opens a fresh MCP session on the in-memory transport,
+//! `McpServer` (whose tools/list the first trial lists and the rest share, `ToolListing`); each trial
+//! (task × backend) opens a fresh MCP session on the in-memory transport,
 //! lets the backend take turns through its lane (`lane`: cache, rate limits, timeout, retries) —
 //! tool calls go through `tools/call`, results (including `isError` ones) go back to the model — up
 //! to a turn limit, then scores what happened. `schedule` runs the lanes concurrently and writes
