@@ -130,6 +130,14 @@ mod tests {
         (workspace, pool)
     }
 
+    fn travel_suite(workspace: &Workspace) -> &crate::model::Suite {
+        workspace
+            .suites
+            .iter()
+            .find(|s| s.name == "travel")
+            .unwrap()
+    }
+
     fn names(tools: &[Tool]) -> Vec<String> {
         tools.iter().map(|t| t.name.clone()).collect()
     }
@@ -137,11 +145,7 @@ mod tests {
     #[test]
     fn sets_are_nested_ordered_alike_and_reproducible() {
         let (workspace, pool) = travel_and_pool();
-        let suite = workspace
-            .suites
-            .iter()
-            .find(|s| s.name == "travel")
-            .unwrap();
+        let suite = travel_suite(&workspace);
         let own = &workspace.toolset("travel").unwrap().tools;
         assert!(pool.len() > 40, "pool of {}", pool.len());
         assert!(pool.iter().all(|t| own.iter().all(|o| o.name != t.name)));
@@ -179,11 +183,7 @@ mod tests {
     #[test]
     fn seeds_move_the_gold_tool_and_similar_draws_related_tools() {
         let (workspace, pool) = travel_and_pool();
-        let suite = workspace
-            .suites
-            .iter()
-            .find(|s| s.name == "travel")
-            .unwrap();
+        let suite = travel_suite(&workspace);
         let own = &workspace.toolset("travel").unwrap().tools;
         let task = suite
             .tasks

@@ -118,19 +118,10 @@ pub fn finished_trials(
 ) -> std::io::Result<(std::collections::HashSet<super::TrialKey>, f64)> {
     #[derive(Deserialize)]
     struct Finished {
-        suite: String,
-        task: String,
-        backend: String,
+        #[serde(flatten)]
+        key: StoredKey,
         #[serde(default)]
         cost_usd: f64,
-        #[serde(default)]
-        variant: Option<String>,
-        #[serde(default)]
-        size: Option<u32>,
-        #[serde(default)]
-        sweep_seed: u32,
-        #[serde(default)]
-        repeat: u32,
     }
     let text = match std::fs::read_to_string(folder.join("trials.jsonl")) {
         Ok(text) => text,
@@ -144,24 +135,16 @@ pub fn finished_trials(
         .filter_map(|line| serde_json::from_str::<Finished>(line).ok())
     {
         cost += finished.cost_usd;
-        keys.insert(super::TrialKey {
-            suite: finished.suite,
-            task: finished.task,
-            backend: finished.backend,
-            variant: finished.variant.unwrap_or_default(),
-            size: finished.size.unwrap_or(0),
-            sweep_seed: finished.sweep_seed,
-            repeat: finished.repeat,
-        });
+        keys.insert(finished.key.into_trial_key());
     }
     Ok((keys, cost))
 }
 
-/// What `rebuild` reads back from each line of `trials.jsonl`.
+/// What identifies a trial in a line of `trials.jsonl` (lines written before experiments lack the
+/// variant, size, seed and repeat: they read as the defaults), for `--resume` and `rebuild` alike.
 #[derive(Debug, Deserialize)]
-struct StoredTrial {
+struct StoredKey {
     suite: String,
-    toolset: String,
     task: String,
     backend: String,
     #[serde(default)]
@@ -172,6 +155,28 @@ struct StoredTrial {
     sweep_seed: u32,
     #[serde(default)]
     repeat: u32,
+}
+
+impl StoredKey {
+    fn into_trial_key(self) -> super::TrialKey {
+        super::TrialKey {
+            suite: self.suite,
+            task: self.task,
+            backend: self.backend,
+            variant: self.variant.unwrap_or_default(),
+            size: self.size.unwrap_or(0),
+            sweep_seed: self.sweep_seed,
+            repeat: self.repeat,
+        }
+    }
+}
+
+/// What `rebuild` reads back from each line of `trials.jsonl`.
+#[derive(Debug, Deserialize)]
+struct StoredTrial {
+    #[serde(flatten)]
+    key: StoredKey,
+    toolset: String,
     #[serde(default)]
     gold_position: Option<usize>,
     lang: String,
@@ -240,16 +245,16 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             unreadable += 1;
             continue;
         };
-        let verdict = &trial.verdict;
+        let (key, verdict) = (&trial.key, &trial.verdict);
         csv.write_record([
-            trial.suite.as_str(),
+            key.suite.as_str(),
             &trial.toolset,
-            &trial.task,
-            &trial.backend,
-            trial.variant.as_deref().unwrap_or(""),
-            &trial.size.map_or(String::new(), |n| n.to_string()),
-            &trial.sweep_seed.to_string(),
-            &trial.repeat.to_string(),
+            &key.task,
+            &key.backend,
+            key.variant.as_deref().unwrap_or(""),
+            &key.size.map_or(String::new(), |n| n.to_string()),
+            &key.sweep_seed.to_string(),
+            &key.repeat.to_string(),
             &trial.gold_position.map_or(String::new(), |n| n.to_string()),
             &trial.lang,
             verdict.outcome.as_str(),
@@ -268,16 +273,16 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             trial.backend_error.as_deref().unwrap_or(""),
             &verdict.detail,
         ])?;
-        let suite = match &trial.variant {
-            Some(variant) => format!("{} · {variant}", trial.suite),
-            None => trial.suite.clone(),
+        let suite = match &key.variant {
+            Some(variant) => format!("{} · {variant}", key.suite),
+            None => key.suite.clone(),
         };
-        let all = match &trial.variant {
+        let all = match &key.variant {
             Some(variant) => format!("(all) · {variant}"),
             None => "(all)".to_string(),
         };
         for suite in [suite, all] {
-            let cell = cells.entry((trial.backend.clone(), suite)).or_default();
+            let cell = cells.entry((key.backend.clone(), suite)).or_default();
             cell.tally.add(verdict);
             cell.latencies_ms.push(trial.latency_ms);
             cell.input_tokens += trial.input_tokens;
