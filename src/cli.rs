@@ -74,6 +74,12 @@ pub enum Command {
     Serve(ServeOptions),
     /// Snapshot a live MCP server's tools into a toolset file (JSON) that `validate` accepts.
     Import(ImportOptions),
+    /// Translate a BFCL single-turn file (JSON Lines) and its possible answers into a toolset and a
+    /// suite whose tasks keep their own function lists.
+    ImportBfcl(ImportBfclOptions),
+    /// Translate MetaTool's tool-selection CSV (Query,Tool) and tool descriptions into one toolset
+    /// of all tools and one suite of one task per row.
+    ImportMetatool(ImportMetatoolOptions),
     /// Show the toolsets, variants and suites found.
     List {
         /// Directories to look in [default: toolsets/ and tasks/].
@@ -151,6 +157,37 @@ pub struct ImportOptions {
     /// The toolset's name [default: the output file's name].
     #[arg(long)]
     pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ImportBfclOptions {
+    /// A BFCL questions file, e.g. BFCL_v4_simple_python.json (JSON Lines).
+    pub questions: PathBuf,
+    /// Its possible answers, e.g. possible_answer/BFCL_v4_simple_python.json (not needed for the
+    /// irrelevance and live_relevance files).
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+    /// The folder to write toolset.json, suite.toml, tasks.jsonl and IMPORT.md into.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// The suite's and toolset's name [default: from the questions file's name].
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ImportMetatoolOptions {
+    /// MetaTool's queries: a CSV with `Query` and `Tool` columns, e.g. dataset/data/all_clean_data.csv.
+    pub queries: PathBuf,
+    /// The tool descriptions: a JSON object of name → description, e.g. dataset/plugin_des.json.
+    #[arg(long, value_name = "FILE")]
+    pub descriptions: PathBuf,
+    /// The folder to write toolset.json, suite.toml, tasks.jsonl and IMPORT.md into.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// The suite's and toolset's name.
+    #[arg(long, default_value = "metatool")]
+    pub name: String,
 }
 
 /// Everything `mcpick run` is told. Stored in the run's manifest, so `--resume` repeats it exactly.

@@ -12,6 +12,7 @@
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing |
 //! | [`commands`] | each subcommand: resolve arguments, call the library, print, pick the exit code |
 //! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
+//! | [`import`] | translating public data sets (BFCL single-turn files, MetaTool's queries) into a toolset, a suite and an account of what could not be translated |
 //! | [`load`] | reading files, cross-checking them, diagnostics with file, line and column |
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
@@ -27,6 +28,7 @@ pub mod analysis;
 pub mod backend;
 pub mod cli;
 pub mod commands;
+pub mod import;
 pub mod lint;
 pub mod load;
 pub mod mcp;

@@ -178,6 +178,7 @@ mod tests {
             tags: vec![],
             lang: "en".into(),
             expectation: Expectation::NoCall,
+            tools: None,
             source: "t".into(),
             line: None,
         }

@@ -21,7 +21,7 @@ pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
 pub use local::{LocalBackend, LocalMode, LocalOptions, parse_generated_call};
 pub use openai::OpenAiBackend;
-pub use oracle::OracleBackend;
+pub use oracle::{OracleBackend, oracle_arguments};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
 pub(crate) use random::splitmix64;

@@ -1,5 +1,6 @@
 //! `oracle`: the ceiling. It reads the task's expectation and makes exactly the expected calls — one
-//! step per turn for ordered tasks, the first alternative for any-of tasks, nothing for no-call tasks —
+//! step per turn for ordered tasks, the first alternative for any-of tasks, every call at once for
+//! all-of (parallel) tasks, nothing for no-call tasks —
 //! with argument values built from the task's matchers (the first acceptable value; for a regex, the
 //! shortest string it matches; for a tolerance, the centre) and minimal schema instances for required
 //! parameters the task leaves open. If the oracle misses, the task's expectation cannot be met.
@@ -20,37 +21,50 @@ impl OracleBackend {
             .iter()
             .filter(|m| matches!(m, ChatMessage::Assistant { calls, .. } if !calls.is_empty()))
             .count();
-        let next: Option<&ExpectedCall> = match &turn.task.expectation {
-            Expectation::NoCall => None,
-            Expectation::Calls(steps) => steps.get(made),
-            Expectation::AnyOf(alternatives) => alternatives.first().filter(|_| made == 0),
+        let next: &[ExpectedCall] = match &turn.task.expectation {
+            Expectation::NoCall => &[],
+            Expectation::Calls(steps) => steps
+                .get(made)
+                .map(std::slice::from_ref)
+                .unwrap_or_default(),
+            Expectation::AnyOf(alternatives) if made == 0 => &alternatives[..1],
+            // Parallel calls: all of them in one reply, as a model answering in parallel does.
+            Expectation::AllOf(calls) if made == 0 => calls,
+            Expectation::AnyOf(_) | Expectation::AllOf(_) => &[],
         };
-        let Some(expected) = next else {
+        if next.is_empty() {
             return Reply {
                 text: Some("Done.".into()),
                 ..Reply::default()
             };
-        };
-        let schema = turn
-            .tools
+        }
+        let calls = next
             .iter()
-            .find(|t| t["name"] == expected.tool.as_str())
-            .map(|t| t["inputSchema"].clone())
-            .unwrap_or(Value::Null);
-        let arguments = build_arguments(&expected.args, &schema);
-        let call = ToolCallRequest {
-            id: format!("call_{}", made + 1),
-            tool: expected.tool.clone(),
-            arguments: CallArguments::Parsed(arguments),
-        };
+            .enumerate()
+            .map(|(i, expected)| {
+                let schema = turn
+                    .tools
+                    .iter()
+                    .find(|t| t["name"] == expected.tool.as_str())
+                    .map(|t| t["inputSchema"].clone())
+                    .unwrap_or(Value::Null);
+                ToolCallRequest {
+                    id: format!("call_{}", made + i + 1),
+                    tool: expected.tool.clone(),
+                    arguments: CallArguments::Parsed(oracle_arguments(&expected.args, &schema)),
+                }
+            })
+            .collect();
         Reply {
-            calls: vec![call],
+            calls,
             ..Reply::default()
         }
     }
 }
 
-fn build_arguments(
+/// The arguments the oracle sends for an expected call to a tool with this input schema (importers
+/// check with it that every gold answer stays reachable).
+pub fn oracle_arguments(
     matchers: &std::collections::BTreeMap<String, ArgMatcher>,
     schema: &Value,
 ) -> Map<String, Value> {

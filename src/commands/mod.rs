@@ -2,6 +2,7 @@
 //! the writer it is given (stdout in the binary, a buffer in tests). Exit codes are decided here.
 
 mod import;
+mod import_dataset;
 mod lint;
 mod list;
 mod run;
@@ -14,6 +15,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 pub use import::run_import;
+pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use lint::run_lint;
 pub use list::run_list;
 pub use run::{run_report, run_run};
@@ -62,6 +64,8 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         Command::List { paths } => run_list(&default_paths(paths), out),
         Command::Serve(options) => run_serve(options, out),
         Command::Import(options) => run_import(options, out),
+        Command::ImportBfcl(options) => run_import_bfcl(options, out),
+        Command::ImportMetatool(options) => run_import_metatool(options, out),
         Command::Run(options) => run_run(*options, out),
         Command::Ab(options) if options.resume.is_none() && options.variants.len() < 2 => {
             writeln!(

@@ -61,7 +61,7 @@ pub fn run_validate(
             writeln!(out)?;
             writeln!(
                 out,
-                "{} files: {} toolsets ({} tools), {} variants, {} suites ({} tasks: {} no-call = {share:.1}%, {} any-of, {} multi-step; languages {}); {} errors, {} warnings",
+                "{} files: {} toolsets ({} tools), {} variants, {} suites ({} tasks: {} no-call = {share:.1}%, {} any-of, {} all-of, {} multi-step, {} with their own tool list; languages {}); {} errors, {} warnings",
                 counts.files,
                 counts.toolsets,
                 counts.tools,
@@ -70,7 +70,9 @@ pub fn run_validate(
                 counts.tasks,
                 counts.no_call_tasks,
                 counts.any_of_tasks,
+                counts.all_of_tasks,
                 counts.multi_step_tasks,
+                counts.own_tool_list_tasks,
                 if counts.languages.is_empty() {
                     "-".to_string()
                 } else {

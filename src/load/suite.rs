@@ -7,9 +7,11 @@ use super::source::{SourceText, json_error_help};
 use super::toolset::{Loaded, check_literal, parameters_help, strip_position};
 use super::variant::LoadedVariant;
 use crate::model::{
-    ArgMatcher, Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput, Toolset,
+    ArgMatcher, Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput, TaskTool, Toolset,
 };
-use crate::spec::{ExpectedCallSpec, Located, SuiteFile, TaskSpec, toml_datetimes_as_strings};
+use crate::spec::{
+    ExpectedCallSpec, Located, SuiteFile, TaskSpec, TaskToolSpec, toml_datetimes_as_strings,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -205,6 +207,14 @@ impl Place<'_> {
     }
 }
 
+/// The expectation fields of a task as written (exactly one may be given).
+struct Written {
+    expect: Option<Vec<Located<ExpectedCallSpec>>>,
+    any_of: Option<Vec<Located<ExpectedCallSpec>>>,
+    all_of: Option<Vec<Located<ExpectedCallSpec>>>,
+    no_call: Option<Located<bool>>,
+}
+
 struct TaskChecks<'a> {
     toolset: &'a Toolset,
     variants: &'a [&'a LoadedVariant],
@@ -272,11 +282,18 @@ impl TaskChecks<'_> {
             }
         };
 
+        let tools = spec
+            .tools
+            .map(|written| self.task_tools(&id, written, place, id_span, diagnostics));
         let expectation = self.expectation(
             &id,
-            spec.expect,
-            spec.expect_any_of,
-            spec.expect_no_call,
+            Written {
+                expect: spec.expect,
+                any_of: spec.expect_any_of,
+                all_of: spec.expect_all_of,
+                no_call: spec.expect_no_call,
+            },
+            tools.as_deref(),
             place,
             id_span,
             diagnostics,
@@ -291,6 +308,7 @@ impl TaskChecks<'_> {
             tags: spec.tags,
             lang: spec.lang.unwrap_or_else(|| "en".to_string()),
             expectation: expectation?,
+            tools,
             source: place.path().to_path_buf(),
             line: place.line(id_span),
         })
@@ -335,27 +353,84 @@ impl TaskChecks<'_> {
         Some(messages)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A task's own tool list: every entry a toolset tool, every shown name once.
+    fn task_tools(
+        &self,
+        id: &str,
+        written: Vec<TaskToolSpec>,
+        place: &Place<'_>,
+        id_span: Option<&Range<usize>>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Vec<TaskTool> {
+        if written.is_empty() {
+            diagnostics.push(place.error(
+                id_span,
+                format!("task {id:?}: `tools` is empty"),
+                "list the toolset tools this task is shown, or drop `tools` to show the whole toolset"
+                    .into(),
+            ));
+        }
+        let mut tools: Vec<TaskTool> = Vec::with_capacity(written.len());
+        for entry in written {
+            let (tool, name) = match entry {
+                TaskToolSpec::Name(name) => (name.clone(), name),
+                TaskToolSpec::Renamed { tool, shown_as } => (tool, shown_as),
+            };
+            if self.toolset.tool(&tool).is_none() {
+                let help =
+                    match closest_name(&tool, self.toolset.tools.iter().map(|t| t.name.as_str())) {
+                        Some(near) => format!("did you mean {near:?}?"),
+                        None => format!("add the tool to toolset {:?}", self.toolset.name),
+                    };
+                diagnostics.push(place.error(
+                    id_span,
+                    format!(
+                        "task {id:?} lists tool {tool:?}, which toolset {:?} does not have",
+                        self.toolset.name
+                    ),
+                    help,
+                ));
+            } else if tools.iter().any(|t| t.name == name) {
+                diagnostics.push(place.error(
+                    id_span,
+                    format!("task {id:?} shows two tools named {name:?}"),
+                    "a client calls tools by name: give each tool of the list its own `as` name"
+                        .into(),
+                ));
+            }
+            tools.push(TaskTool { tool, name });
+        }
+        tools
+    }
+
     fn expectation(
         &self,
         id: &str,
-        expect: Option<Vec<Located<ExpectedCallSpec>>>,
-        any_of: Option<Vec<Located<ExpectedCallSpec>>>,
-        no_call: Option<Located<bool>>,
+        written: Written,
+        tools: Option<&[TaskTool]>,
         place: &Place<'_>,
         id_span: Option<&Range<usize>>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<Expectation> {
+        let Written {
+            expect,
+            any_of,
+            all_of,
+            no_call,
+        } = written;
         let no_call_set = no_call.as_ref().is_some_and(|b| b.value);
         let given = usize::from(expect.is_some())
             + usize::from(any_of.is_some())
+            + usize::from(all_of.is_some())
             + usize::from(no_call.is_some());
         if given != 1 || (no_call.is_some() && !no_call_set) {
-            let help = "give exactly one of `expect = [...]`, `expect_any_of = [...]` or `expect_no_call = true`";
+            let help = "give exactly one of `expect = [...]`, `expect_any_of = [...]`, `expect_all_of = [...]` or `expect_no_call = true`";
             let message = if given == 0 || (given == 1 && !no_call_set && no_call.is_some()) {
                 format!("task {id:?} says nothing about what a good answer does")
             } else {
-                format!("task {id:?} has more than one of expect / expect_any_of / expect_no_call")
+                format!(
+                    "task {id:?} has more than one of expect / expect_any_of / expect_all_of / expect_no_call"
+                )
             };
             diagnostics.push(place.error(id_span, message, help.into()));
             return None;
@@ -363,35 +438,33 @@ impl TaskChecks<'_> {
         if no_call_set {
             return Some(Expectation::NoCall);
         }
-        let (calls, any) = match (expect, any_of) {
-            (Some(calls), None) => (calls, false),
-            (None, Some(calls)) => (calls, true),
+        let (calls, kind) = match (expect, any_of, all_of) {
+            (Some(calls), None, None) => (calls, "expect"),
+            (None, Some(calls), None) => (calls, "expect_any_of"),
+            (None, None, Some(calls)) => (calls, "expect_all_of"),
             _ => return None,
         };
-        if calls.is_empty() || (any && calls.len() < 2) {
-            let help = if any {
+        if calls.is_empty() || (kind == "expect_any_of" && calls.len() < 2) {
+            let help = if kind == "expect_any_of" {
                 "list two or more alternatives, or use `expect` for a single right answer"
             } else {
                 "list at least one call, or use `expect_no_call = true`"
             };
             diagnostics.push(place.error(
                 id_span,
-                format!(
-                    "task {id:?}: {} is too short",
-                    if any { "expect_any_of" } else { "expect" }
-                ),
+                format!("task {id:?}: {kind} is too short"),
                 help.into(),
             ));
             return None;
         }
         let mut checked = Vec::with_capacity(calls.len());
         for call in calls {
-            checked.extend(self.expected_call(id, call, place, diagnostics));
+            checked.extend(self.expected_call(id, call, tools, place, diagnostics));
         }
-        Some(if any {
-            Expectation::AnyOf(checked)
-        } else {
-            Expectation::Calls(checked)
+        Some(match kind {
+            "expect_any_of" => Expectation::AnyOf(checked),
+            "expect_all_of" => Expectation::AllOf(checked),
+            _ => Expectation::Calls(checked),
         })
     }
 
@@ -399,29 +472,52 @@ impl TaskChecks<'_> {
         &self,
         id: &str,
         call: Located<ExpectedCallSpec>,
+        tools: Option<&[TaskTool]>,
         place: &Place<'_>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<ExpectedCall> {
         let spec = call.value;
         let tool_span = spec.tool.span.as_ref().or(call.span.as_ref());
-        let Some(tool) = self.toolset.tool(&spec.tool) else {
-            let help = match closest_name(
-                &spec.tool,
-                self.toolset.tools.iter().map(|t| t.name.as_str()),
-            ) {
-                Some(near) => format!(
-                    "did you mean {near:?}? `mcpick lint {}` lists the toolset",
-                    self.toolset.name
+        // With its own list, a task calls tools by the names it shows them under.
+        let (toolset_name, known): (Option<&str>, Vec<&str>) = match tools {
+            Some(tools) => (
+                tools
+                    .iter()
+                    .find(|t| t.name == *spec.tool)
+                    .map(|t| t.tool.as_str()),
+                tools.iter().map(|t| t.name.as_str()).collect(),
+            ),
+            None => (
+                Some(spec.tool.value.as_str()),
+                self.toolset.tools.iter().map(|t| t.name.as_str()).collect(),
+            ),
+        };
+        let Some(tool) = toolset_name.and_then(|name| self.toolset.tool(name)) else {
+            let (where_, help) = match (tools, closest_name(&spec.tool, known.into_iter())) {
+                (Some(_), Some(near)) => ("the task's `tools`", format!("did you mean {near:?}?")),
+                (Some(_), None) => (
+                    "the task's `tools`",
+                    "add the tool to the task's `tools`, or expect one it lists".to_string(),
                 ),
-                None => format!(
-                    "add the tool to toolset {:?} or expect one it has",
-                    self.toolset.name
+                (None, Some(near)) => (
+                    "the toolset",
+                    format!(
+                        "did you mean {near:?}? `mcpick lint {}` lists the toolset",
+                        self.toolset.name
+                    ),
+                ),
+                (None, None) => (
+                    "the toolset",
+                    format!(
+                        "add the tool to toolset {:?} or expect one it has",
+                        self.toolset.name
+                    ),
                 ),
             };
             diagnostics.push(place.error(
                 tool_span,
                 format!(
-                    "task {id:?} expects tool {:?}, which toolset {:?} does not have",
+                    "task {id:?} expects tool {:?}, which {where_} ({:?}) does not have",
                     spec.tool.value, self.toolset.name
                 ),
                 help,
@@ -482,7 +578,7 @@ impl TaskChecks<'_> {
             args.insert(name.value, matcher);
         }
         Some(ExpectedCall {
-            tool: tool.name.clone(),
+            tool: spec.tool.value,
             args,
         })
     }

@@ -61,7 +61,10 @@ pub struct WorkspaceCounts {
     pub tasks: usize,
     pub no_call_tasks: usize,
     pub any_of_tasks: usize,
+    pub all_of_tasks: usize,
     pub multi_step_tasks: usize,
+    /// Tasks that name their own tool list instead of showing the whole toolset.
+    pub own_tool_list_tasks: usize,
     pub languages: Vec<String>,
     pub errors: usize,
     pub warnings: usize,
@@ -107,9 +110,15 @@ impl Workspace {
                 .clone()
                 .filter(|t| matches!(t.expectation, Expectation::AnyOf(_)))
                 .count(),
+            all_of_tasks: tasks
+                .clone()
+                .filter(|t| matches!(t.expectation, Expectation::AllOf(_)))
+                .count(),
             multi_step_tasks: tasks
+                .clone()
                 .filter(|t| matches!(&t.expectation, Expectation::Calls(c) if c.len() > 1))
                 .count(),
+            own_tool_list_tasks: tasks.filter(|t| t.tools.is_some()).count(),
             languages: languages.into_iter().collect(),
             errors: self.files.iter().map(FileReport::errors).sum(),
             warnings: self.files.iter().map(FileReport::warnings).sum(),

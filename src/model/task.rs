@@ -23,9 +23,23 @@ pub struct Task {
     pub tags: Vec<String>,
     pub lang: String,
     pub expectation: Expectation,
+    /// The tools this task is shown, when it names its own (BFCL tasks carry their own functions);
+    /// `None`: the suite's whole toolset.
+    pub tools: Option<Vec<TaskTool>>,
     /// Where the task was written: its file and 1-based line.
     pub source: PathBuf,
     pub line: Option<usize>,
+}
+
+/// One tool of a task's own list: a toolset tool, shown under `name`. The two differ only when a
+/// data set gives different functions one name (BFCL does, across tasks): the toolset keeps each
+/// definition under its own name, and the task shows it under the name the data set uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskTool {
+    /// The tool's name in the toolset.
+    pub tool: String,
+    /// The name the task shows it under (and its expectation calls it by).
+    pub name: String,
 }
 
 /// What the model is given.
@@ -56,6 +70,8 @@ pub enum Expectation {
     Calls(Vec<ExpectedCall>),
     /// Any one of these calls.
     AnyOf(Vec<ExpectedCall>),
+    /// All of these calls, in any order (BFCL's parallel calls).
+    AllOf(Vec<ExpectedCall>),
     /// No tool call at all.
     NoCall,
 }
@@ -64,9 +80,26 @@ impl Expectation {
     /// Every call the expectation names.
     pub fn calls(&self) -> &[ExpectedCall] {
         match self {
-            Expectation::Calls(calls) | Expectation::AnyOf(calls) => calls,
+            Expectation::Calls(calls) | Expectation::AnyOf(calls) | Expectation::AllOf(calls) => {
+                calls
+            }
             Expectation::NoCall => &[],
         }
+    }
+
+    /// The same expectation with every expected tool renamed by `rename` (`None` keeps the name).
+    pub fn renamed(&self, rename: impl Fn(&str) -> Option<String>) -> Expectation {
+        let mut renamed = self.clone();
+        if let Expectation::Calls(calls) | Expectation::AnyOf(calls) | Expectation::AllOf(calls) =
+            &mut renamed
+        {
+            for call in calls {
+                if let Some(new) = rename(&call.tool) {
+                    call.tool = new;
+                }
+            }
+        }
+        renamed
     }
 }
 

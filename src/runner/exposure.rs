@@ -12,23 +12,28 @@ use crate::retrieval::{Bm25Index, terms};
 
 use super::plan::fnv1a;
 
-/// The tools shown in one sweep trial, in the order the server lists them.
+/// The tools shown in one sweep trial, in the order the server lists them. The gold tools come from
+/// `arm_tools`; a task with its own tool list passes that list as `own` too, and its non-gold tools
+/// are the first distractors (in seeded order), so a size at least the list's length shows the
+/// whole list plus distractors from `pool`.
 pub fn exposed_tools(
     arm_tools: &[Tool],
+    own: &[Tool],
     pool: &[Tool],
     task: &Task,
     size: usize,
     strategy: Distractors,
     seed: u32,
 ) -> Vec<Tool> {
-    let gold: Vec<&Tool> = arm_tools
-        .iter()
-        .filter(|t| task.expectation.calls().iter().any(|c| c.tool == t.name))
-        .collect();
-    let wanted = size.saturating_sub(gold.len());
+    let is_gold = |t: &Tool| task.expectation.calls().iter().any(|c| c.tool == t.name);
+    let gold: Vec<&Tool> = arm_tools.iter().filter(|t| is_gold(t)).collect();
     let draw = |name: &str| {
         splitmix64(fnv1a(&task.id) ^ fnv1a(name) ^ u64::from(seed).wrapping_mul(0x9E37_79B9))
     };
+    let mut own_distractors: Vec<&Tool> = own.iter().filter(|t| !is_gold(t)).collect();
+    own_distractors.sort_by_key(|t| draw(&t.name));
+    own_distractors.truncate(size.saturating_sub(gold.len()));
+    let wanted = size.saturating_sub(gold.len() + own_distractors.len());
     let mut ranked: Vec<usize> = (0..pool.len()).collect();
     match strategy {
         Distractors::Random => ranked.sort_by_key(|&i| draw(&pool[i].name)),
@@ -51,7 +56,7 @@ pub fn exposed_tools(
             });
         }
     }
-    let mut shown: Vec<Tool> = gold.into_iter().cloned().collect();
+    let mut shown: Vec<Tool> = gold.into_iter().chain(own_distractors).cloned().collect();
     shown.extend(ranked.into_iter().take(wanted).map(|i| pool[i].clone()));
     // The listing order is a shuffle keyed by tool name, the same for every N: nested sets keep
     // their relative order, so position and count effects can be told apart.
@@ -153,10 +158,10 @@ mod tests {
             for task in suite.tasks.iter().take(10) {
                 let mut previous: Vec<String> = Vec::new();
                 for size in [5, 15, 30] {
-                    let shown = names(&exposed_tools(own, &pool, task, size, strategy, 3));
+                    let shown = names(&exposed_tools(own, &[], &pool, task, size, strategy, 3));
                     assert_eq!(
                         shown,
-                        names(&exposed_tools(own, &pool, task, size, strategy, 3))
+                        names(&exposed_tools(own, &[], &pool, task, size, strategy, 3))
                     );
                     let gold = own
                         .iter()
@@ -194,6 +199,7 @@ mod tests {
             .map(|seed| {
                 let shown = names(&exposed_tools(
                     own,
+                    &[],
                     &pool,
                     task,
                     30,
@@ -210,8 +216,24 @@ mod tests {
         assert!(positions.iter().all(Option::is_some));
         // Different seeds draw different random distractors; `similar` does not depend on the draw
         // except to break ties.
-        let a = names(&exposed_tools(own, &pool, task, 10, Distractors::Random, 1));
-        let b = names(&exposed_tools(own, &pool, task, 10, Distractors::Random, 2));
+        let a = names(&exposed_tools(
+            own,
+            &[],
+            &pool,
+            task,
+            10,
+            Distractors::Random,
+            1,
+        ));
+        let b = names(&exposed_tools(
+            own,
+            &[],
+            &pool,
+            task,
+            10,
+            Distractors::Random,
+            2,
+        ));
         let mut sorted_a = a.clone();
         let mut sorted_b = b.clone();
         sorted_a.sort();

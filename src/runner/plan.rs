@@ -13,7 +13,7 @@ use crate::backend::{AnyBackend, DEFAULT_SYSTEM_PROMPT, HostedOptions};
 use crate::cli::{Distractors, RunOptions};
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
-use crate::model::{Expectation, Task, Tool};
+use crate::model::{Task, TaskTool, Tool};
 use crate::spec::{BackendProfile, ConfigFile};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -35,8 +35,46 @@ pub struct SuitePlan {
     pub tools: Vec<Tool>,
     /// The tasks, their expected tool names mapped through the variant's renames.
     pub tasks: Vec<Task>,
+    /// For each task (same index), its own tool list served alone, or `None` for the whole toolset.
+    pub own_tools: Vec<Option<TaskServing>>,
     /// Where a sweep draws distractors from (empty without `--sizes`).
     pub pool: Vec<Tool>,
+}
+
+/// A task's own tool list (BFCL tasks carry their own functions), served by its own server.
+pub struct TaskServing {
+    /// The tools in the task's order, each under the name the task shows it by.
+    pub tools: Vec<Tool>,
+    /// Every toolset name the list draws on, so a sweep never adds one of them as a distractor.
+    pub toolset_names: Vec<String>,
+    pub server: Arc<McpServer>,
+    pub listing: ToolListing,
+}
+
+impl TaskServing {
+    /// The serving of `task`'s own list from its arm's tools (`None` without a list).
+    fn for_task(task: &Task, arm_tools: &[Tool]) -> Option<Result<TaskServing, String>> {
+        let entries = task.tools.as_ref()?;
+        let tools: Vec<Tool> = entries
+            .iter()
+            .filter_map(|entry| {
+                let mut tool = arm_tools.iter().find(|t| t.name == entry.tool)?.clone();
+                tool.name = entry.name.clone();
+                Some(tool)
+            })
+            .collect();
+        let toolset_names = entries.iter().map(|e| e.tool.clone()).collect();
+        Some(
+            ServedTools::new(tools.clone())
+                .map(|served| TaskServing {
+                    tools,
+                    toolset_names,
+                    server: McpServer::new(ServerConfig::default(), served),
+                    listing: ToolListing::default(),
+                })
+                .map_err(|e| format!("task {}: {e}", task.id)),
+        )
+    }
 }
 
 /// Identifies a trial across runs (what `--resume` compares).
@@ -322,7 +360,7 @@ impl RunPlan {
                                 .tasks
                                 .iter()
                                 .map(|task| {
-                                    renamed_task(task, |tool| {
+                                    task_under_variant(task, |tool| {
                                         variant.map_tool(tool).map(str::to_string)
                                     })
                                 })
@@ -336,6 +374,9 @@ impl RunPlan {
                     }
                     arms
                 };
+                // Tasks with their own lists draw distractors from their own toolset too (a BFCL
+                // import is one toolset); each trial leaves out the tools its task already shows.
+                let own_lists = suite.tasks.iter().any(|t| t.tools.is_some());
                 let pool = if options.sizes.is_empty() {
                     Vec::new()
                 } else {
@@ -344,10 +385,15 @@ impl RunPlan {
                         .unwrap_or(&workspace)
                         .toolsets
                         .iter();
+                    let (own_name, own_tools) = if own_lists {
+                        ("", &[][..])
+                    } else {
+                        (suite.toolset.as_str(), toolset.tools.as_slice())
+                    };
                     distractor_pool(
                         toolsets.map(|t| (t.name.as_str(), t.tools.as_slice())),
-                        &suite.toolset,
-                        &toolset.tools,
+                        own_name,
+                        own_tools,
                     )
                 };
                 if let Some(&largest) = options.sizes.iter().max() {
@@ -362,8 +408,15 @@ impl RunPlan {
                 }
                 for (variant, tools, mut tasks) in arms {
                     tasks.retain(tagged);
-                    match ServedTools::new(tools.clone()) {
-                        Ok(served) => suites.push(SuitePlan {
+                    let own_tools: Result<Vec<Option<TaskServing>>, String> = tasks
+                        .iter()
+                        .map(|task| TaskServing::for_task(task, &tools).transpose())
+                        .collect();
+                    match (
+                        ServedTools::new(tools.clone()).map_err(|e| e.to_string()),
+                        own_tools,
+                    ) {
+                        (Ok(served), Ok(own_tools)) => suites.push(SuitePlan {
                             name: suite.name.clone(),
                             toolset: suite.toolset.clone(),
                             variant,
@@ -371,9 +424,10 @@ impl RunPlan {
                             listing: ToolListing::default(),
                             tools,
                             tasks,
+                            own_tools,
                             pool: pool.clone(),
                         }),
-                        Err(e) => problems
+                        (Err(e), _) | (_, Err(e)) => problems
                             .push(format!("{}: cannot serve: {e}", toolset.source.display())),
                     }
                 }
@@ -513,22 +567,42 @@ impl RunPlan {
 /// The arm name for a suite's toolset without any variant.
 pub const BASE_ARM: &str = "base";
 
-/// A task whose expected tool names are mapped through a variant's renames (a removed tool keeps
-/// its name: no call can match it, which is what removing it means).
-fn renamed_task(task: &Task, map: impl Fn(&str) -> Option<String>) -> Task {
-    let mut task = task.clone();
-    let rename = |calls: &mut Vec<crate::model::ExpectedCall>| {
-        for call in calls {
-            if let Some(new) = map(&call.tool) {
-                call.tool = new;
-            }
-        }
+/// A task as a variant's arm sees it: expected tool names mapped through the variant's renames (a
+/// removed tool keeps its name: no call can match it, which is what removing it means). A task's own
+/// list loses the tools the variant removes; a tool the variant renames is shown, and expected,
+/// under its new name, while the others keep the names the task shows them by.
+fn task_under_variant(task: &Task, map_tool: impl Fn(&str) -> Option<String>) -> Task {
+    let mut arm = task.clone();
+    let Some(entries) = &task.tools else {
+        arm.expectation = task.expectation.renamed(map_tool);
+        return arm;
     };
-    match &mut task.expectation {
-        Expectation::Calls(calls) | Expectation::AnyOf(calls) => rename(calls),
-        Expectation::NoCall => {}
-    }
-    task
+    let mut shown_as = Vec::new();
+    arm.tools = Some(
+        entries
+            .iter()
+            .filter_map(|entry| {
+                let renamed = map_tool(&entry.tool)?;
+                let name = if renamed == entry.tool {
+                    entry.name.clone()
+                } else {
+                    renamed.clone()
+                };
+                shown_as.push((entry.name.as_str(), name.clone()));
+                Some(TaskTool {
+                    tool: renamed,
+                    name,
+                })
+            })
+            .collect(),
+    );
+    arm.expectation = task.expectation.renamed(|shown| {
+        shown_as
+            .iter()
+            .find(|(before, _)| *before == shown)
+            .map(|(_, after)| after.clone())
+    });
+    arm
 }
 
 /// The options a run was started with, read back from its manifest for `--resume`.

@@ -9,6 +9,7 @@ use super::output::{RunFolder, TrialLine};
 use super::plan::{PlannedTrial, RunPlan};
 use super::trial::{Halt, ToolListing, TrialOutcome, run_trial};
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
+use crate::model::Tool;
 use crate::score::Outcome;
 use futures_util::FutureExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -153,11 +154,11 @@ async fn drive_lane(
             let task = &suite.tasks[trial.task];
             let server = trial_server(&plan, trial);
             // A sweep trial's server is its own, so is its listing.
-            let own_listing = ToolListing::default();
-            let listing = if trial.size == 0 {
-                &suite.listing
-            } else {
-                &own_listing
+            let sweep_listing = ToolListing::default();
+            let listing = match (trial.size, &suite.own_tools[trial.task]) {
+                (0, Some(own)) => &own.listing,
+                (0, None) => &suite.listing,
+                _ => &sweep_listing,
             };
             let running = async {
                 match &server {
@@ -210,21 +211,48 @@ async fn drive_lane(
     while running.join_next().await.is_some() {}
 }
 
-/// The server a trial talks to: its suite's, or for a sweep trial one serving exactly the tools that
-/// trial shows (a registry of N tools compiles in about a millisecond at N = 100).
+/// The server a trial talks to: its suite's or its task's own, or for a sweep trial one serving
+/// exactly the tools that trial shows (a registry of N tools compiles in about a millisecond at
+/// N = 100).
 fn trial_server(plan: &RunPlan, trial: PlannedTrial) -> Result<Arc<McpServer>, String> {
     let suite = &plan.suites[trial.suite];
+    let own = suite.own_tools[trial.task].as_ref();
     if trial.size == 0 {
-        return Ok(Arc::clone(&suite.server));
+        return Ok(Arc::clone(own.map_or(&suite.server, |own| &own.server)));
     }
-    let tools = exposed_tools(
-        &suite.tools,
-        &suite.pool,
-        &suite.tasks[trial.task],
-        trial.size as usize,
-        plan.distractors,
-        trial.sweep_seed,
-    );
+    let tools = match own {
+        None => exposed_tools(
+            &suite.tools,
+            &[],
+            &suite.pool,
+            &suite.tasks[trial.task],
+            trial.size as usize,
+            plan.distractors,
+            trial.sweep_seed,
+        ),
+        Some(own) => {
+            // The pool holds the task's own toolset: leave out what the task already shows, under
+            // its toolset name or the name it is shown by.
+            let pool: Vec<Tool> = suite
+                .pool
+                .iter()
+                .filter(|t| {
+                    !own.toolset_names.contains(&t.name)
+                        && !own.tools.iter().any(|shown| shown.name == t.name)
+                })
+                .cloned()
+                .collect();
+            exposed_tools(
+                &own.tools,
+                &own.tools,
+                &pool,
+                &suite.tasks[trial.task],
+                trial.size as usize,
+                plan.distractors,
+                trial.sweep_seed,
+            )
+        }
+    };
     let served =
         ServedTools::new(tools).map_err(|e| format!("cannot serve the sweep's tools: {e}"))?;
     Ok(McpServer::new(ServerConfig::default(), served))

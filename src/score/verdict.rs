@@ -147,14 +147,13 @@ pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
                 .filter(|a| a.tool == first.tool)
                 .collect();
             if chosen.is_empty() {
-                let wanted: Vec<&str> = alternatives.iter().map(|a| a.tool.as_str()).collect();
                 return verdict(
                     Outcome::WrongTool,
                     Some(false),
                     format!(
                         "called {}, expected one of {}",
                         first.tool,
-                        wanted.join(", ")
+                        tool_names(alternatives).join(", ")
                     ),
                 );
             }
@@ -179,8 +178,152 @@ pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
                 verdict(Outcome::Correct, Some(true), String::new()),
             )
         }
+        Expectation::AllOf(calls) => {
+            if !calls.iter().any(|c| c.tool == first.tool) {
+                return verdict(
+                    Outcome::WrongTool,
+                    Some(false),
+                    format!(
+                        "called {}, expected one of {}",
+                        first.tool,
+                        tool_names(calls).join(", ")
+                    ),
+                );
+            }
+            judge_unordered(
+                calls,
+                trial,
+                verdict(Outcome::Correct, Some(true), String::new()),
+            )
+        }
         Expectation::NoCall => unreachable!("handled above"),
     }
+}
+
+fn tool_names(calls: &[ExpectedCall]) -> Vec<&str> {
+    let mut names: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
+    names.dedup();
+    names
+}
+
+/// Every expected call needs a call of its own (one call cannot answer two expected calls) with
+/// matching arguments, in any order: a maximum bipartite matching between expected and made calls.
+fn judge_unordered(
+    expected: &[ExpectedCall],
+    trial: &TrialRecord,
+    mut verdict: Verdict,
+) -> Verdict {
+    let made: Vec<(&ObservedCall, &Map<String, Value>)> = trial
+        .calls
+        .iter()
+        .filter_map(|call| match &call.arguments {
+            CallArguments::Parsed(arguments) => Some((call, arguments)),
+            CallArguments::Malformed { .. } => None,
+        })
+        .collect();
+    let fits: Vec<Vec<usize>> = expected
+        .iter()
+        .map(|e| {
+            made.iter()
+                .enumerate()
+                .filter(|(_, (call, arguments))| {
+                    call.tool == e.tool && match_arguments(&e.args, arguments).is_empty()
+                })
+                .map(|(i, _)| i)
+                .collect()
+        })
+        .collect();
+    let assigned = maximum_matching(&fits, made.len());
+    let unmatched: Vec<usize> = (0..expected.len())
+        .filter(|&e| !assigned.contains(&Some(e)))
+        .collect();
+    let Some(&missing) = unmatched.first() else {
+        // A matched call that came after an `isError` answer from its tool corrected itself.
+        verdict.self_corrected = assigned.iter().enumerate().any(|(m, e)| {
+            e.is_some()
+                && trial
+                    .calls
+                    .iter()
+                    .take_while(|c| !std::ptr::eq(*c, made[m].0))
+                    .any(|c| c.tool == made[m].0.tool && c.result_is_error == Some(true))
+        });
+        verdict.detail = if expected.len() > 1 {
+            format!("all {} calls right, in any order", expected.len())
+        } else {
+            "right tool, right arguments".into()
+        };
+        return verdict;
+    };
+    let want = &expected[missing];
+    let attempts: Vec<Vec<ArgumentMismatch>> = made
+        .iter()
+        .filter(|(call, _)| call.tool == want.tool)
+        .map(|(_, arguments)| match_arguments(&want.args, arguments))
+        .collect();
+    if attempts.is_empty() {
+        verdict.outcome = Outcome::WrongTool;
+        verdict.detail = format!(
+            "{} of {} expected calls made; {} was never called",
+            expected.len() - unmatched.len(),
+            expected.len(),
+            want.tool
+        );
+        return verdict;
+    }
+    let closest = attempts
+        .into_iter()
+        .min_by_key(Vec::len)
+        .unwrap_or_default();
+    verdict.outcome = Outcome::WrongArgs;
+    let problems: Vec<String> = closest
+        .iter()
+        .map(|m| format!("{}: {}", m.argument, m.problem))
+        .collect();
+    verdict.detail = if problems.is_empty() {
+        // Every call to the tool matched, but another expected call took it.
+        format!(
+            "{} expected {} calls to {}, fewer were made",
+            expected.len(),
+            expected.iter().filter(|e| e.tool == want.tool).count(),
+            want.tool
+        )
+    } else {
+        format!(
+            "{} called with wrong arguments ({})",
+            want.tool,
+            problems.join("; ")
+        )
+    };
+    verdict.mismatches = closest;
+    verdict
+}
+
+/// Kuhn's augmenting paths: for each made call, the expected call it answers (`fits[e]` lists the
+/// made calls that could answer expected call `e`). Small inputs: a task has a handful of calls.
+fn maximum_matching(fits: &[Vec<usize>], made: usize) -> Vec<Option<usize>> {
+    fn augment(
+        e: usize,
+        fits: &[Vec<usize>],
+        seen: &mut [bool],
+        assigned: &mut [Option<usize>],
+    ) -> bool {
+        for &m in &fits[e] {
+            if seen[m] {
+                continue;
+            }
+            seen[m] = true;
+            if assigned[m].is_none_or(|other| augment(other, fits, seen, assigned)) {
+                assigned[m] = Some(e);
+                return true;
+            }
+        }
+        false
+    }
+    let mut assigned = vec![None; made];
+    for e in 0..fits.len() {
+        augment(e, fits, &mut vec![false; made], &mut assigned);
+    }
+    assigned
 }
 
 /// Walks the calls in order, advancing through the steps (each step: acceptable expected calls sharing
@@ -495,6 +638,111 @@ mod tests {
             );
             assert!(!verdict.detail.is_empty(), "{name}");
         }
+    }
+
+    /// BFCL's parallel calls: every expected call answered by a call of its own, in any order.
+    #[test]
+    fn all_of_matches_calls_in_any_order_one_call_each() {
+        let two_cities = Expectation::AllOf(vec![
+            expect_call("get_weather", json!({"city": ["Paris", "Paris, France"]})),
+            expect_call("get_weather", json!({"city": ["Lyon"]})),
+            expect_call(
+                "search_flights",
+                json!({"origin": ["BER"], "date": ["", "today"]}),
+            ),
+        ]);
+        let paris = || call("get_weather", json!({"city": "paris"}), false);
+        let lyon = || call("get_weather", json!({"city": "Lyon"}), false);
+        let flights = || call("search_flights", json!({"origin": "BER"}), false);
+        // (case, calls, outcome, selection correct, self-corrected)
+        let cases: Vec<(&str, Vec<ObservedCall>, Outcome, Option<bool>, bool)> = vec![
+            (
+                "in order",
+                vec![paris(), lyon(), flights()],
+                Outcome::Correct,
+                Some(true),
+                false,
+            ),
+            (
+                "reversed",
+                vec![flights(), lyon(), paris()],
+                Outcome::Correct,
+                Some(true),
+                false,
+            ),
+            (
+                "one call cannot answer two",
+                vec![paris(), paris(), flights()],
+                Outcome::WrongArgs,
+                Some(true),
+                false,
+            ),
+            (
+                "a tool never called",
+                vec![lyon(), paris()],
+                Outcome::WrongTool,
+                Some(true),
+                false,
+            ),
+            (
+                "first pick outside the set",
+                vec![
+                    call("book_flight", json!({}), false),
+                    paris(),
+                    lyon(),
+                    flights(),
+                ],
+                Outcome::WrongTool,
+                Some(false),
+                false,
+            ),
+            (
+                "retry after an error",
+                vec![
+                    call("get_weather", json!({"city": "Lyon, FR"}), true),
+                    lyon(),
+                    paris(),
+                    flights(),
+                ],
+                Outcome::Correct,
+                Some(true),
+                true,
+            ),
+            (
+                "wrong argument",
+                vec![
+                    paris(),
+                    call("get_weather", json!({"city": "Nice"}), false),
+                    flights(),
+                ],
+                Outcome::WrongArgs,
+                Some(true),
+                false,
+            ),
+        ];
+        for (name, calls, outcome, selection, self_corrected) in cases {
+            let verdict = score(&two_cities, &trial(calls));
+            assert_eq!(verdict.outcome, outcome, "{name}: {verdict:?}");
+            assert_eq!(verdict.selection_correct, selection, "{name}: {verdict:?}");
+            assert_eq!(
+                verdict.self_corrected, self_corrected,
+                "{name}: {verdict:?}"
+            );
+            assert!(!verdict.detail.is_empty(), "{name}");
+        }
+        // The matching looks past a greedy first choice: the first call fits both expected calls.
+        let greedy_trap = Expectation::AllOf(vec![
+            expect_call("get_weather", json!({"city": ["Paris", "Lyon"]})),
+            expect_call("get_weather", json!({"city": ["Paris"]})),
+        ]);
+        let verdict = score(
+            &greedy_trap,
+            &trial(vec![
+                call("get_weather", json!({"city": "Paris"}), false),
+                call("get_weather", json!({"city": "Lyon"}), false),
+            ]),
+        );
+        assert_eq!(verdict.outcome, Outcome::Correct, "{verdict:?}");
     }
 
     #[test]

@@ -31,7 +31,23 @@ pub struct TaskSpec {
     pub lang: Option<String>,
     pub expect: Option<Vec<Located<ExpectedCallSpec>>>,
     pub expect_any_of: Option<Vec<Located<ExpectedCallSpec>>>,
+    pub expect_all_of: Option<Vec<Located<ExpectedCallSpec>>>,
     pub expect_no_call: Option<Located<bool>>,
+    /// The task's own tool list (names in the toolset), instead of the whole toolset.
+    pub tools: Option<Vec<TaskToolSpec>>,
+}
+
+/// One entry of a task's own tool list: a toolset tool's name, or `{ tool, as }` to show a toolset
+/// tool under another name.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum TaskToolSpec {
+    Name(String),
+    Renamed {
+        tool: String,
+        #[serde(rename = "as")]
+        shown_as: String,
+    },
 }
 
 /// One chat turn of a `messages` task.

@@ -1,0 +1,113 @@
+//! `mcpick import-bfcl` and `mcpick import-metatool`: read a public data set's files, translate them
+//! (`crate::import`), write the toolset, suite, tasks and `IMPORT.md` into the output folder, and
+//! say what was skipped. A file that cannot be read at all is exit 2; skipped records are not an
+//! error (they are listed), but an import that translated nothing is.
+
+use super::Outcome;
+use crate::cli::{ImportBfclOptions, ImportMetatoolOptions};
+use crate::import::bfcl::import_bfcl;
+use crate::import::metatool::import_metatool;
+use crate::import::{Imported, name_from_path};
+use std::io::Write;
+use std::path::Path;
+
+pub fn run_import_bfcl(
+    options: ImportBfclOptions,
+    out: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    let questions = match read(&options.questions) {
+        Ok(text) => text,
+        Err(message) => return fail("import-bfcl", &message, out),
+    };
+    let answers = match options.answers.as_deref().map(read).transpose() {
+        Ok(text) => text,
+        Err(message) => return fail("import-bfcl", &message, out),
+    };
+    let name = options
+        .name
+        .clone()
+        .unwrap_or_else(|| name_from_path(&options.questions));
+    let imported = import_bfcl(&questions, answers.as_deref(), &name);
+    let mut source = options.questions.display().to_string();
+    if let Some(answers) = &options.answers {
+        source.push_str(&format!(" with answers {}", answers.display()));
+    }
+    finish("import-bfcl", &imported, &options.output, &source, out)
+}
+
+pub fn run_import_metatool(
+    options: ImportMetatoolOptions,
+    out: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    let texts = read(&options.queries).and_then(|q| Ok((q, read(&options.descriptions)?)));
+    let (queries, descriptions) = match texts {
+        Ok(texts) => texts,
+        Err(message) => return fail("import-metatool", &message, out),
+    };
+    let imported = match import_metatool(&queries, &descriptions, &options.name) {
+        Ok(imported) => imported,
+        Err(message) => return fail("import-metatool", &message, out),
+    };
+    let source = format!(
+        "{} with descriptions {}",
+        options.queries.display(),
+        options.descriptions.display()
+    );
+    finish("import-metatool", &imported, &options.output, &source, out)
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn fail(command: &str, message: &str, out: &mut dyn Write) -> std::io::Result<Outcome> {
+    writeln!(out, "mcpick {command}: {message}")?;
+    Ok(Outcome::InvalidInput)
+}
+
+fn finish(
+    command: &str,
+    imported: &Imported,
+    dir: &Path,
+    source: &str,
+    out: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    if imported.tasks.is_empty() {
+        writeln!(
+            out,
+            "mcpick {command}: nothing translated ({})",
+            imported.summary()
+        )?;
+        for skipped in imported.skipped.iter().take(5) {
+            writeln!(
+                out,
+                "  {} (line {}): {}",
+                skipped.record, skipped.line, skipped.reason
+            )?;
+        }
+        return Ok(Outcome::InvalidInput);
+    }
+    let written = imported.write(dir, source)?;
+    writeln!(out, "{}: {}", dir.display(), imported.summary())?;
+    for (kind, count) in &imported.notes {
+        writeln!(out, "  translated with a change: {kind} ({count})")?;
+    }
+    for skipped in imported.skipped.iter().take(10) {
+        writeln!(
+            out,
+            "  skipped {} (line {}): {}",
+            skipped.record, skipped.line, skipped.reason
+        )?;
+    }
+    if imported.skipped.len() > 10 {
+        writeln!(out, "  … {} more skipped", imported.skipped.len() - 10)?;
+    }
+    let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+    writeln!(out, "wrote {}", files.join(", "))?;
+    writeln!(
+        out,
+        "next: mcpick validate {0} && mcpick run {0} --backend oracle",
+        dir.display()
+    )?;
+    Ok(Outcome::Success)
+}

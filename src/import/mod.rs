@@ -1,0 +1,167 @@
+//! Importers of public tool-selection data sets: each turns a data set's files into one mcpick
+//! toolset (`toolset.json`), one suite (`suite.toml`) and its tasks (`tasks.jsonl`), plus
+//! `IMPORT.md`, which lists what was translated with a change and every record that could not be
+//! translated and why — a record is never dropped silently. The importers check their own output
+//! with the same code that serves and scores it (schemas compile, every acceptable value satisfies
+//! its parameter's schema, the oracle's call for every gold answer validates and matches), so an
+//! import passes `mcpick validate` and the `oracle` backend scores 100% on it.
+//!
+//! `bfcl` reads the Berkeley Function Calling Leaderboard's single-turn files; `metatool` reads
+//! MetaTool's tool-selection CSV and tool descriptions. Neither reaches the network.
+
+pub mod bfcl;
+pub mod metatool;
+
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A data set translated into mcpick's formats, with the record of what happened to each record.
+#[derive(Debug, Default)]
+pub struct Imported {
+    /// The name of the suite and of its toolset.
+    pub name: String,
+    pub description: String,
+    /// MCP tool definitions, names unique.
+    pub tools: Vec<Value>,
+    /// One task per translated record, in the suite file's JSON Lines form.
+    pub tasks: Vec<Value>,
+    /// Records read (lines or rows, blank lines not counted).
+    pub records: usize,
+    /// Records that could not be translated, and why.
+    pub skipped: Vec<Skipped>,
+    /// Translations that changed something, counted by kind (e.g. a BFCL type served as string).
+    pub notes: Vec<(String, usize)>,
+}
+
+/// A record left out of the import.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    /// The record's id, or its line when it has none.
+    pub record: String,
+    /// 1-based line (or CSV row) in the file it came from.
+    pub line: usize,
+    pub reason: String,
+}
+
+impl Imported {
+    /// Counts one more translation note of this kind.
+    pub fn note(&mut self, kind: impl Into<String>) {
+        let kind = kind.into();
+        match self.notes.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, count)) => *count += 1,
+            None => self.notes.push((kind, 1)),
+        }
+    }
+
+    /// Writes `toolset.json`, `suite.toml`, `tasks.jsonl` and `IMPORT.md` into `dir` (created if
+    /// missing) and returns their paths.
+    pub fn write(&self, dir: &Path, source: &str) -> std::io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let toolset = json!({
+            "format": 1,
+            "name": self.name,
+            "description": self.description,
+            "tools": self.tools,
+        });
+        let suite = format!(
+            "# Imported by mcpick from {source}; see IMPORT.md.\nformat = 1\nsuite = {}\ntoolset = {}\ndescription = {}\ntasks_file = \"tasks.jsonl\"\n",
+            toml_string(&self.name),
+            toml_string(&self.name),
+            toml_string(&self.description),
+        );
+        let mut tasks = String::new();
+        for task in &self.tasks {
+            tasks.push_str(&task.to_string());
+            tasks.push('\n');
+        }
+        let paths = [
+            (
+                "toolset.json",
+                serde_json::to_string_pretty(&toolset).map_err(std::io::Error::other)? + "\n",
+            ),
+            ("suite.toml", suite),
+            ("tasks.jsonl", tasks),
+            ("IMPORT.md", self.report(source)),
+        ];
+        let mut written = Vec::new();
+        for (file, text) in paths {
+            let path = dir.join(file);
+            std::fs::write(&path, text)?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+
+    /// The Markdown account of the import: counts, notes, and every skipped record with its reason.
+    pub fn report(&self, source: &str) -> String {
+        let mut text = format!("# Import of {source}\n\n");
+        let _ = writeln!(
+            text,
+            "{} records read: {} tasks written, {} not translated. {} tools in toolset `{}`.\n",
+            self.records,
+            self.tasks.len(),
+            self.records - self.tasks.len(),
+            self.tools.len(),
+            self.name
+        );
+        if !self.notes.is_empty() {
+            text.push_str("## Translated with a change\n\n| what | count |\n|---|---:|\n");
+            for (kind, count) in &self.notes {
+                let _ = writeln!(text, "| {} | {count} |", kind.replace('|', "\\|"));
+            }
+            text.push('\n');
+        }
+        if !self.skipped.is_empty() {
+            text.push_str("## Not translated\n\n| record | line | why |\n|---|---:|---|\n");
+            for skipped in &self.skipped {
+                let _ = writeln!(
+                    text,
+                    "| {} | {} | {} |",
+                    skipped.record.replace('|', "\\|"),
+                    skipped.line,
+                    skipped.reason.replace('|', "\\|").replace('\n', " ")
+                );
+            }
+        }
+        text
+    }
+
+    /// One line for the terminal.
+    pub fn summary(&self) -> String {
+        let not_translated = self.records - self.tasks.len();
+        let other = self.skipped.len().saturating_sub(not_translated);
+        let mut line = format!(
+            "{} records: {} tasks, {not_translated} not translated; {} tools",
+            self.records,
+            self.tasks.len(),
+            self.tools.len()
+        );
+        if other > 0 {
+            line.push_str(&format!("; {other} other problems (see IMPORT.md)"));
+        }
+        line
+    }
+}
+
+/// A TOML basic string (JSON's escapes are valid TOML escapes for these characters).
+fn toml_string(text: &str) -> String {
+    Value::String(text.to_string()).to_string()
+}
+
+/// A suite or toolset name from a file name: lowercase, with `_` for anything outside `[a-z0-9_-]`.
+pub fn name_from_path(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_else(|| "imported".into());
+    stem.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
