@@ -288,7 +288,59 @@ fn cases() -> Vec<Case> {
             file: "tasks/s.toml",
             line: Some(6),
             record: None,
-            wording: &["more than one of expect / expect_any_of / expect_no_call"],
+            wording: &["more than one of expect / expect_any_of / expect_all_of / expect_no_call"],
+        },
+        Case {
+            name: "task's own list names a tool the toolset lacks",
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\ntasks_file = \"s.jsonl\"\n",
+                ),
+                (
+                    "tasks/s.jsonl",
+                    "{\"id\": \"a\", \"prompt\": \"Rain?\", \"tools\": [\"get_wether\"], \"expect_no_call\": true}\n",
+                ),
+            ],
+            load: &["toolsets", "tasks"],
+            file: "tasks/s.jsonl",
+            line: Some(1),
+            record: Some(1),
+            wording: &[
+                "lists tool \"get_wether\", which toolset \"weather\" does not have",
+                "did you mean \"get_weather\"?",
+            ],
+        },
+        Case {
+            name: "task expects a tool outside its own list",
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Rain tomorrow?\"\ntools = [\"get_weather\"]\nexpect = [{ tool = \"get_weather_forecast\" }]\n",
+                ),
+            ],
+            load: &["toolsets", "tasks"],
+            file: "tasks/s.toml",
+            line: Some(9),
+            record: None,
+            wording: &["expects tool \"get_weather_forecast\", which the task's `tools`"],
+        },
+        Case {
+            name: "task shows two tools under one name",
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"a\"\nprompt = \"Rain?\"\ntools = [\"get_weather\", { tool = \"get_weather_forecast\", as = \"get_weather\" }]\nexpect_all_of = [{ tool = \"get_weather\" }]\n",
+                ),
+            ],
+            load: &["toolsets", "tasks"],
+            file: "tasks/s.toml",
+            line: Some(6),
+            record: None,
+            wording: &["shows two tools named \"get_weather\"", "its own `as` name"],
         },
     ]
 }

@@ -348,7 +348,7 @@ fn translate_function(
             as_language_string(property, language);
         }
         notes.push(format!(
-            "{} parameter served as a string (as BFCL does)",
+            "{} function: parameters served as strings with BFCL's type notes",
             language.label()
         ));
     }
@@ -583,8 +583,9 @@ fn expected_calls(
                     "the answer gives {tool} an argument {param:?}, which the function does not declare"
                 ));
             }
-            let matcher = acceptable_values(acceptable, &schema["properties"][param], notes)
-                .map_err(|e| format!("{tool}.{param}: {e}"))?;
+            let at = format!("{tool}.{param}");
+            let matcher = acceptable_values(acceptable, &schema["properties"][param], &at, notes)
+                .map_err(|e| format!("{at}: {e}"))?;
             args.insert(param.clone(), matcher);
         }
         // BFCL rejects a parameter its answer does not list: it must be left out.
@@ -603,6 +604,7 @@ fn expected_calls(
 fn acceptable_values(
     acceptable: &Value,
     property: &Value,
+    at: &str,
     notes: &mut Vec<String>,
 ) -> Result<Value, String> {
     let values = match acceptable {
@@ -637,14 +639,16 @@ fn acceptable_values(
             }
         }
     }
-    if !rejected.is_empty() {
-        notes.push("acceptable value the parameter's schema rejects: left out".into());
-    }
     if matcher.is_empty() {
         let shown: Vec<String> = rejected.iter().map(Value::to_string).collect();
         return Err(format!(
             "no acceptable value satisfies the parameter's schema ({})",
             shown.join(", ")
+        ));
+    }
+    for value in rejected {
+        notes.push(format!(
+            "acceptable value {value} of {at} fails the parameter's schema: left out"
         ));
     }
     Ok(Value::Array(matcher))

@@ -138,7 +138,8 @@ impl Imported {
             self.tools.len()
         );
         if other > 0 {
-            line.push_str(&format!("; {other} other problems (see IMPORT.md)"));
+            // Only answers can be skipped without being a record: unreadable or unmatched ones.
+            line.push_str(&format!("; {other} answers not used (see IMPORT.md)"));
         }
         line
     }

@@ -493,21 +493,24 @@ impl TaskChecks<'_> {
             ),
         };
         let Some(tool) = toolset_name.and_then(|name| self.toolset.tool(name)) else {
-            let (where_, help) = match (tools, closest_name(&spec.tool, known.into_iter())) {
-                (Some(_), Some(near)) => ("the task's `tools`", format!("did you mean {near:?}?")),
+            let (holder, help) = match (tools, closest_name(&spec.tool, known.into_iter())) {
+                (Some(_), Some(near)) => (
+                    "the task's `tools` list".to_string(),
+                    format!("did you mean {near:?}?"),
+                ),
                 (Some(_), None) => (
-                    "the task's `tools`",
+                    "the task's `tools` list".to_string(),
                     "add the tool to the task's `tools`, or expect one it lists".to_string(),
                 ),
                 (None, Some(near)) => (
-                    "the toolset",
+                    format!("toolset {:?}", self.toolset.name),
                     format!(
                         "did you mean {near:?}? `mcpick lint {}` lists the toolset",
                         self.toolset.name
                     ),
                 ),
                 (None, None) => (
-                    "the toolset",
+                    format!("toolset {:?}", self.toolset.name),
                     format!(
                         "add the tool to toolset {:?} or expect one it has",
                         self.toolset.name
@@ -517,8 +520,8 @@ impl TaskChecks<'_> {
             diagnostics.push(place.error(
                 tool_span,
                 format!(
-                    "task {id:?} expects tool {:?}, which {where_} ({:?}) does not have",
-                    spec.tool.value, self.toolset.name
+                    "task {id:?} expects tool {:?}, which {holder} does not have",
+                    spec.tool.value
                 ),
                 help,
             ));

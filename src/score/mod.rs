@@ -12,11 +12,15 @@
 //!    credited as abstention).
 //! 5. The first call names a tool the model was not shown → `hallucinated_tool`.
 //! 6. The first call is not an acceptable tool (for `expect`, the first step's tool; for
-//!    `expect_any_of`, any alternative's) → `wrong_tool`. *Selection* is this first pick.
-//! 7. For an ordered multi-step `expect`, a later step's tool is never called in order → `wrong_tool`.
+//!    `expect_any_of` and `expect_all_of`, any listed call's) → `wrong_tool`. *Selection* is this
+//!    first pick.
+//! 7. For an ordered multi-step `expect`, a later step's tool is never called in order → `wrong_tool`;
+//!    for `expect_all_of`, a listed call's tool is never called → `wrong_tool`.
 //! 8. The arguments: every step needs a call to its tool whose arguments match (a retry after an
 //!    `isError` result counts, which is *self-correction* and is reported separately) → `correct`,
-//!    otherwise `wrong_args`.
+//!    otherwise `wrong_args`. `expect_all_of` (BFCL's parallel calls) takes its calls in any order,
+//!    each answered by a call of its own: a maximum matching between expected and made calls.
+//!    Unlike BFCL, extra calls beyond the expected ones are not penalised (they may be retries).
 //!
 //! Argument matching follows the Berkeley Function Calling Leaderboard's checker: each expected
 //! argument lists acceptable values (`""` = may be omitted), strings compare after normalisation
