@@ -56,6 +56,27 @@ pub fn run_import_metatool(
     finish("import-metatool", &imported, &options.output, &source, out)
 }
 
+/// How many notes and skipped records the terminal shows; IMPORT.md has them all.
+const SHOWN: usize = 10;
+
+fn print_skipped(imported: &Imported, limit: usize, out: &mut dyn Write) -> std::io::Result<()> {
+    for skipped in imported.skipped.iter().take(limit) {
+        writeln!(
+            out,
+            "  skipped {} (line {}): {}",
+            skipped.record, skipped.line, skipped.reason
+        )?;
+    }
+    if imported.skipped.len() > limit {
+        writeln!(
+            out,
+            "  … {} more skipped, listed in IMPORT.md",
+            imported.skipped.len() - limit
+        )?;
+    }
+    Ok(())
+}
+
 fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
@@ -78,30 +99,22 @@ fn finish(
             "mcpick {command}: nothing translated ({})",
             imported.summary()
         )?;
-        for skipped in imported.skipped.iter().take(5) {
-            writeln!(
-                out,
-                "  {} (line {}): {}",
-                skipped.record, skipped.line, skipped.reason
-            )?;
-        }
+        print_skipped(imported, 5, out)?;
         return Ok(Outcome::InvalidInput);
     }
     let written = imported.write(dir, source)?;
     writeln!(out, "{}: {}", dir.display(), imported.summary())?;
-    for (kind, count) in &imported.notes {
+    for (kind, count) in imported.notes.iter().take(SHOWN) {
         writeln!(out, "  translated with a change: {kind} ({count})")?;
     }
-    for skipped in imported.skipped.iter().take(10) {
+    if imported.notes.len() > SHOWN {
         writeln!(
             out,
-            "  skipped {} (line {}): {}",
-            skipped.record, skipped.line, skipped.reason
+            "  … {} more kinds of change in IMPORT.md",
+            imported.notes.len() - SHOWN
         )?;
     }
-    if imported.skipped.len() > 10 {
-        writeln!(out, "  … {} more skipped", imported.skipped.len() - 10)?;
-    }
+    print_skipped(imported, SHOWN, out)?;
     let files: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     writeln!(out, "wrote {}", files.join(", "))?;
     writeln!(

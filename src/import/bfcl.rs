@@ -618,7 +618,7 @@ fn acceptable_values(
         match value {
             Value::String(s) if s.is_empty() => matcher.push(json!("")),
             Value::Object(fields) => {
-                let nested = nested_matcher(fields, notes)?;
+                let nested = nested_matcher(fields)?;
                 matcher.push(nested);
             }
             Value::Array(items) if items.iter().any(Value::is_object) => {
@@ -655,7 +655,7 @@ fn acceptable_values(
 }
 
 /// A dict answer (`{key: [acceptable values]}`) as an object matcher.
-fn nested_matcher(fields: &Map<String, Value>, notes: &mut Vec<String>) -> Result<Value, String> {
+fn nested_matcher(fields: &Map<String, Value>) -> Result<Value, String> {
     if (fields.len() == 1 && fields.contains_key("regex")) || fields.contains_key("approx") {
         return Err("a dict answer keyed `regex` or `approx` reads as an mcpick matcher".into());
     }
@@ -668,7 +668,7 @@ fn nested_matcher(fields: &Map<String, Value>, notes: &mut Vec<String>) -> Resul
         let mut alternatives = Vec::with_capacity(values.len());
         for value in values {
             match value {
-                Value::Object(inner) => alternatives.push(nested_matcher(&inner, notes)?),
+                Value::Object(inner) => alternatives.push(nested_matcher(&inner)?),
                 Value::Array(items) if items.iter().any(Value::is_object) => {
                     alternatives.extend(expand_list(&items)?);
                 }

@@ -630,14 +630,25 @@ mod tests {
         ];
         for (name, expectation, record, outcome, selection, self_corrected) in cases {
             let verdict = score(expectation, &record);
-            assert_eq!(verdict.outcome, outcome, "{name}: {verdict:?}");
-            assert_eq!(verdict.selection_correct, selection, "{name}: {verdict:?}");
-            assert_eq!(
-                verdict.self_corrected, self_corrected,
-                "{name}: {verdict:?}"
-            );
-            assert!(!verdict.detail.is_empty(), "{name}");
+            check(name, &verdict, outcome, selection, self_corrected);
         }
+    }
+
+    /// One case of a table: the outcome, the pick and self-correction as expected, a reason given.
+    fn check(
+        name: &str,
+        verdict: &Verdict,
+        outcome: Outcome,
+        selection: Option<bool>,
+        self_corrected: bool,
+    ) {
+        assert_eq!(verdict.outcome, outcome, "{name}: {verdict:?}");
+        assert_eq!(verdict.selection_correct, selection, "{name}: {verdict:?}");
+        assert_eq!(
+            verdict.self_corrected, self_corrected,
+            "{name}: {verdict:?}"
+        );
+        assert!(!verdict.detail.is_empty(), "{name}");
     }
 
     /// BFCL's parallel calls: every expected call answered by a call of its own, in any order.
@@ -655,7 +666,8 @@ mod tests {
         let lyon = || call("get_weather", json!({"city": "Lyon"}), false);
         let flights = || call("search_flights", json!({"origin": "BER"}), false);
         // (case, calls, outcome, selection correct, self-corrected)
-        let cases: Vec<(&str, Vec<ObservedCall>, Outcome, Option<bool>, bool)> = vec![
+        type Case<'a> = (&'a str, Vec<ObservedCall>, Outcome, Option<bool>, bool);
+        let cases: Vec<Case> = vec![
             (
                 "in order",
                 vec![paris(), lyon(), flights()],
@@ -722,13 +734,7 @@ mod tests {
         ];
         for (name, calls, outcome, selection, self_corrected) in cases {
             let verdict = score(&two_cities, &trial(calls));
-            assert_eq!(verdict.outcome, outcome, "{name}: {verdict:?}");
-            assert_eq!(verdict.selection_correct, selection, "{name}: {verdict:?}");
-            assert_eq!(
-                verdict.self_corrected, self_corrected,
-                "{name}: {verdict:?}"
-            );
-            assert!(!verdict.detail.is_empty(), "{name}");
+            check(name, &verdict, outcome, selection, self_corrected);
         }
         // The matching looks past a greedy first choice: the first call fits both expected calls.
         let greedy_trap = Expectation::AllOf(vec![
