@@ -345,6 +345,27 @@ fn a_metatool_import_runs_and_sweeps_its_one_toolset() {
         "{stdout}"
     );
     succeed(&["validate", path(&dir)]);
+    // Run from a folder without a `toolsets/` of its own: the import carries its toolset.
+    let elsewhere = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(work.path())
+        .args([
+            "run",
+            "metatool",
+            "--backend",
+            "oracle",
+            "--no-progress",
+            "--out",
+            "elsewhere",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        elsewhere.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&elsewhere.stdout)
+    );
+    assert_eq!(read_trials(&work.path().join("elsewhere")).len(), 15);
     let out = work.path().join("run");
     run_into(
         &[

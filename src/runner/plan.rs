@@ -270,12 +270,17 @@ impl RunPlan {
             )));
         }
 
-        let mut paths = vec![PathBuf::from("toolsets")];
-        paths.extend(if options.paths.is_empty() {
+        // `toolsets/` is read when there is one; suites elsewhere (an import's folder) carry theirs.
+        let suite_paths = if options.paths.is_empty() {
             vec![PathBuf::from("tasks")]
         } else {
             options.paths.clone()
-        });
+        };
+        let paths: Vec<PathBuf> = Some(PathBuf::from("toolsets"))
+            .filter(|dir| dir.is_dir())
+            .into_iter()
+            .chain(suite_paths.iter().cloned())
+            .collect();
         let workspace = Workspace::load(&paths);
         for d in workspace
             .files
@@ -288,7 +293,7 @@ impl RunPlan {
         if workspace.suites.is_empty() && !workspace.has_errors() {
             problems.push(format!(
                 "no suites found in {}",
-                paths[1..]
+                suite_paths
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
