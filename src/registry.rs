@@ -328,12 +328,12 @@ fn write_shortest(hir: &Hir, out: &mut String) -> bool {
     }
 }
 
-/// A member of a character class, readable where possible ("a" for `.` or `[^@\s]`, not NUL), so
-/// a generated value also passes the `format` that often sits beside a `pattern`.
+/// A member of a character class, readable where possible ("a" for `.` or `[^@\s]`, a space for
+/// `\s`, not NUL), so a generated value also passes the `format` that often sits beside a `pattern`.
 fn readable_member(ranges: impl Iterator<Item = (char, char)>) -> Option<char> {
     let ranges: Vec<(char, char)> = ranges.collect();
     let contains = |c: char| ranges.iter().any(|&(start, end)| start <= c && c <= end);
-    ['a', 'A', '0']
+    ['a', 'A', '0', ' ']
         .into_iter()
         .find(|&c| contains(c))
         .or_else(|| {

@@ -16,11 +16,15 @@
 //! Answers map onto mcpick's matchers with BFCL's checker semantics: a list of acceptable values,
 //! `""` = may be omitted, a dict holds lists again (an object matcher), a list of dicts is expanded
 //! into its acceptable lists, and a parameter the answer leaves out must be omitted (BFCL rejects
-//! unexpected parameters). Several answers are parallel calls in any order (`expect_all_of`);
+//! unexpected parameters). Java and JavaScript answers that are typed values (`true`, `42`,
+//! `[101, 202]`) are matched as the source text BFCL's type converters read them from (`"true"`,
+//! `"42L"` for a long, `"new ArrayList<>(Arrays.asList(101, 202))"`; see `source_text`), since the
+//! parameters are strings. Several answers are parallel calls in any order (`expect_all_of`);
 //! irrelevance records expect no call; live relevance records expect any call of a listed tool.
 //! Each task keeps its own function list. Functions that share a name but differ are kept apart in
 //! the toolset (`name-v2`, ...) and shown to their task under the name the record uses.
 
+use super::source_text::{SourceLanguage, answer_pattern};
 use super::{Imported, Skipped};
 use crate::backend::oracle_arguments;
 use crate::model::ArgMatcher;
@@ -272,7 +276,7 @@ fn translate_record(
         }
     } else {
         let truth = answer.ok_or("no possible answer has this id (give --answers)")?;
-        let calls = expected_calls(truth, &tools, &mut notes)?;
+        let calls = expected_calls(truth, &tools, functions, language, &mut notes)?;
         if calls.len() == 1 {
             ("expect", Value::Array(calls))
         } else {
@@ -553,6 +557,8 @@ fn translate_schema(
 fn expected_calls(
     truth: &Value,
     tools: &[Value],
+    functions: &[Value],
+    language: Language,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Value>, String> {
     let entries = match truth {
@@ -584,7 +590,17 @@ fn expected_calls(
                 ));
             }
             let at = format!("{tool}.{param}");
-            let matcher = acceptable_values(acceptable, &schema["properties"][param], &at, notes)
+            let declared = functions
+                .iter()
+                .find(|f| f["name"] == tool.as_str())
+                .map_or(&Value::Null, |f| &f["parameters"]["properties"][param]);
+            let parameter = Parameter {
+                schema: &schema["properties"][param],
+                declared,
+                language,
+                at: &at,
+            };
+            let matcher = acceptable_values(acceptable, &parameter, notes)
                 .map_err(|e| format!("{at}: {e}"))?;
             args.insert(param.clone(), matcher);
         }
@@ -599,44 +615,80 @@ fn expected_calls(
     Ok(calls)
 }
 
+/// The parameter an answer's values are for.
+struct Parameter<'a> {
+    /// Its schema as translated (what the server validates).
+    schema: &'a Value,
+    /// Its schema as BFCL wrote it (the Java or JavaScript type).
+    declared: &'a Value,
+    language: Language,
+    /// `tool.param`, for notes.
+    at: &'a str,
+}
+
 /// A BFCL list of acceptable values as an mcpick matcher; values the parameter's schema rejects are
-/// left out (no valid call can carry them), and noted.
+/// left out (no valid call can carry them), and noted. Java and JavaScript answers that are not
+/// strings are matched as the source text BFCL's type converters read them from (`source_text`).
 fn acceptable_values(
     acceptable: &Value,
-    property: &Value,
-    at: &str,
+    parameter: &Parameter<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Value, String> {
     let values = match acceptable {
         Value::Array(values) => values.as_slice(),
         single => std::slice::from_ref(single),
     };
-    let validator = compile_schema(property).map_err(|e| e.to_string())?;
+    let validator = compile_schema(parameter.schema).map_err(|e| e.to_string())?;
+    let source = match parameter.language {
+        Language::Python => None,
+        Language::Java => Some(SourceLanguage::Java),
+        Language::JavaScript => Some(SourceLanguage::JavaScript),
+    };
     let mut matcher = Vec::with_capacity(values.len());
     let mut rejected = Vec::new();
     for value in values {
-        match value {
-            Value::String(s) if s.is_empty() => matcher.push(json!("")),
-            Value::Object(fields) => {
-                let nested = nested_matcher(fields)?;
-                matcher.push(nested);
+        match (value, source) {
+            (Value::String(s), _) if s.is_empty() => matcher.push(json!("")),
+            (Value::String(s), Some(SourceLanguage::JavaScript))
+                if parameter.declared["type"] == "String" =>
+            {
+                // BFCL's JavaScript converter takes a string with or without its quotes.
+                matcher.push(value.clone());
+                matcher.push(json!(format!("\"{s}\"")));
             }
-            Value::Array(items) if items.iter().any(Value::is_object) => {
-                for expanded in expand_list(items)? {
-                    if validator.is_valid(&expanded) {
-                        matcher.push(expanded);
-                    } else {
-                        rejected.push(expanded);
+            (Value::String(_), _) => {
+                if validator.is_valid(value) {
+                    matcher.push(value.clone());
+                } else {
+                    rejected.push(value.clone());
+                }
+            }
+            (typed, Some(language)) => {
+                let pattern = answer_pattern(typed, parameter.declared, language)?;
+                matcher.push(json!({ "regex": pattern }));
+            }
+            (value, None) => match value {
+                Value::Object(fields) => {
+                    let nested = nested_matcher(fields)?;
+                    matcher.push(nested);
+                }
+                Value::Array(items) if items.iter().any(Value::is_object) => {
+                    for expanded in expand_list(items)? {
+                        if validator.is_valid(&expanded) {
+                            matcher.push(expanded);
+                        } else {
+                            rejected.push(expanded);
+                        }
                     }
                 }
-            }
-            literal => {
-                if validator.is_valid(literal) {
-                    matcher.push(literal.clone());
-                } else {
-                    rejected.push(literal.clone());
+                literal => {
+                    if validator.is_valid(literal) {
+                        matcher.push(literal.clone());
+                    } else {
+                        rejected.push(literal.clone());
+                    }
                 }
-            }
+            },
         }
     }
     if matcher.is_empty() {
@@ -648,7 +700,8 @@ fn acceptable_values(
     }
     for value in rejected {
         notes.push(format!(
-            "acceptable value {value} of {at} fails the parameter's schema: left out"
+            "acceptable value {value} of {} fails the parameter's schema: left out",
+            parameter.at
         ));
     }
     Ok(Value::Array(matcher))
@@ -1029,6 +1082,53 @@ mod tests {
         );
         assert_eq!(
             judge(order, &[("shop.place_order", ordered(json!(true)))]),
+            Outcome::WrongArgs
+        );
+    }
+
+    /// Typed Java and JavaScript answers are matched as the source text BFCL's converters parse.
+    #[test]
+    fn java_and_javascript_answers_match_the_source_text_bfcl_reads() {
+        let imported = imported();
+        let java = task(&imported, "simple_java_0");
+        let sort = |items: &str, ascending: Option<&str>| {
+            let mut arguments =
+                json!({"items": items, "comparator": "String.CASE_INSENSITIVE_ORDER"});
+            if let Some(ascending) = ascending {
+                arguments["ascending"] = json!(ascending);
+            }
+            judge(java, &[("SortUtil.sortList", arguments)])
+        };
+        let as_list = r#"new ArrayList<>(Arrays.asList("alice", "bob"))"#;
+        assert_eq!(sort(as_list, Some("true")), Outcome::Correct);
+        assert_eq!(sort(as_list, None), Outcome::Correct);
+        assert_eq!(
+            sort(
+                r#"new ArrayList<String>() {{ add("alice"); add("bob"); }}"#,
+                Some("true")
+            ),
+            Outcome::Correct
+        );
+        assert_eq!(sort(as_list, Some("false")), Outcome::WrongArgs);
+        assert_eq!(
+            sort(r#"new ArrayList<>(Arrays.asList("bob", "alice"))"#, None),
+            Outcome::WrongArgs
+        );
+        let js = task(&imported, "simple_javascript_0");
+        let fetch = |url: &str, retries: &str| {
+            let arguments = json!({"url": url, "options": "{method: 'GET'}", "retries": retries});
+            judge(js, &[("fetchData", arguments)])
+        };
+        assert_eq!(
+            fetch("https://example.com/data", "[1, 2]"),
+            Outcome::Correct
+        );
+        assert_eq!(
+            fetch("'https://example.com/data'", "new Array(1,2)"),
+            Outcome::Correct
+        );
+        assert_eq!(
+            fetch("https://example.com/data", "[2, 1]"),
             Outcome::WrongArgs
         );
     }

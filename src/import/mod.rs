@@ -11,6 +11,7 @@
 
 pub mod bfcl;
 pub mod metatool;
+mod source_text;
 
 use serde_json::{Value, json};
 use std::fmt::Write as _;
