@@ -140,23 +140,26 @@ pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
             format!("called {:?}, which was not offered", first.tool),
         );
     }
+    // Any listed call's tool is a right first pick (an alternative, or one of the parallel calls).
+    if let Expectation::AnyOf(calls) | Expectation::AllOf(calls) = expectation
+        && !calls.iter().any(|c| c.tool == first.tool)
+    {
+        return verdict(
+            Outcome::WrongTool,
+            Some(false),
+            format!(
+                "called {}, expected one of {}",
+                first.tool,
+                tool_names(calls).join(", ")
+            ),
+        );
+    }
     match expectation {
         Expectation::AnyOf(alternatives) => {
             let chosen: Vec<&ExpectedCall> = alternatives
                 .iter()
                 .filter(|a| a.tool == first.tool)
                 .collect();
-            if chosen.is_empty() {
-                return verdict(
-                    Outcome::WrongTool,
-                    Some(false),
-                    format!(
-                        "called {}, expected one of {}",
-                        first.tool,
-                        tool_names(alternatives).join(", ")
-                    ),
-                );
-            }
             judge_steps(
                 &[chosen],
                 trial,
@@ -178,31 +181,23 @@ pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
                 verdict(Outcome::Correct, Some(true), String::new()),
             )
         }
-        Expectation::AllOf(calls) => {
-            if !calls.iter().any(|c| c.tool == first.tool) {
-                return verdict(
-                    Outcome::WrongTool,
-                    Some(false),
-                    format!(
-                        "called {}, expected one of {}",
-                        first.tool,
-                        tool_names(calls).join(", ")
-                    ),
-                );
-            }
-            judge_unordered(
-                calls,
-                trial,
-                verdict(Outcome::Correct, Some(true), String::new()),
-            )
-        }
+        Expectation::AllOf(calls) => judge_unordered(
+            calls,
+            trial,
+            verdict(Outcome::Correct, Some(true), String::new()),
+        ),
         Expectation::NoCall => unreachable!("handled above"),
     }
 }
 
+/// The distinct tools of these calls, in order.
 fn tool_names(calls: &[ExpectedCall]) -> Vec<&str> {
-    let mut names: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
-    names.dedup();
+    let mut names: Vec<&str> = Vec::with_capacity(calls.len());
+    for call in calls {
+        if !names.contains(&call.tool.as_str()) {
+            names.push(&call.tool);
+        }
+    }
     names
 }
 
