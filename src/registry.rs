@@ -174,7 +174,11 @@ fn display_uri(uri: &Value) -> String {
 
 /// A small instance of a schema: required properties only, the first enum value, type defaults.
 pub fn example_instance(schema: &Value, root: &Value) -> Value {
-    if let Some(default) = schema.get("default") {
+    // A `default` of another type than the schema's (data sets hold `"default": "1"` for integers)
+    // is an annotation the schema itself rejects: build an instance instead.
+    if let Some(default) = schema.get("default")
+        && of_declared_type(default, &schema["type"])
+    {
         return default.clone();
     }
     if let Some(constant) = schema.get("const") {
@@ -345,6 +349,25 @@ fn readable_member(ranges: impl Iterator<Item = (char, char)>) -> Option<char> {
         .or_else(|| ranges.first().map(|&(start, _)| start))
 }
 
+/// Whether `value` is of the schema's `type` (a name or a list of names; no `type` allows any).
+fn of_declared_type(value: &Value, declared: &Value) -> bool {
+    let is = |name: &str| match name {
+        "integer" => value.as_f64().is_some_and(|x| x.fract() == 0.0),
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "null" => value.is_null(),
+        _ => true,
+    };
+    match declared {
+        Value::String(name) => is(name),
+        Value::Array(names) => names.iter().filter_map(Value::as_str).any(is),
+        _ => true,
+    }
+}
+
 /// The JSON type name of a value, for messages.
 pub fn json_type_name(value: &Value) -> &'static str {
     match value {
@@ -446,8 +469,10 @@ mod tests {
     fn example_instances_satisfy_their_schema() {
         let schema = json!({
             "type": "object",
-            "required": ["sum", "fee", "count", "items", "unit", "meta", "day", "at", "mail", "name", "code"],
+            "required": ["sum", "fee", "count", "items", "unit", "meta", "day", "at", "mail", "name", "code", "tickets", "seats"],
             "properties": {
+                "tickets": { "type": "integer", "default": "1" },
+                "seats": { "type": ["integer", "null"], "default": 2 },
                 "sum": { "type": "number", "minimum": 1 },
                 "fee": { "type": "number", "exclusiveMinimum": 0 },
                 "count": { "type": "integer", "exclusiveMinimum": 2 },
@@ -467,5 +492,6 @@ mod tests {
             compile_schema(&schema).unwrap().is_valid(&instance),
             "{instance}"
         );
+        assert_eq!(instance["seats"], 2, "a default of the right type is used");
     }
 }

@@ -534,6 +534,18 @@ fn translate_schema(
             fields.insert("required".into(), Value::Array(required));
         }
     }
+    // An `enum` of scalars on an array (BFCL writes some so) can never validate an array: it lists
+    // the allowed elements, so it belongs to `items`.
+    if fields.get("type") == Some(&json!("array"))
+        && let Some(Value::Array(members)) = fields.get("enum")
+        && members.iter().all(|m| !m.is_array())
+        && fields["items"].is_object()
+        && fields["items"].get("enum").is_none()
+        && let Some(members) = fields.remove("enum")
+    {
+        fields["items"]["enum"] = members;
+        notes.push("`enum` on an array moved into its `items`".into());
+    }
     match fields.get("items").cloned() {
         Some(items @ Value::Object(_)) => {
             let items = translate_schema(&items, &format!("{at}[]"), false, notes)?;
@@ -690,6 +702,9 @@ fn acceptable_values(
                 }
             },
         }
+    }
+    if values.is_empty() {
+        return Err("the answer lists no acceptable value (no call can be right)".into());
     }
     if matcher.is_empty() {
         let shown: Vec<String> = rejected.iter().map(Value::to_string).collect();
