@@ -1290,5 +1290,29 @@ mod tests {
             json!(["a"]),
             "the impossible value left out"
         );
+        let answer = json!([{"f": {"mode": [], "day": ["2026-01-02"]}}]);
+        let refused = translate_record(&record, Some(&answer), &Toolset::default())
+            .err()
+            .unwrap();
+        assert!(refused.contains("lists no acceptable value"), "{refused}");
+    }
+
+    #[test]
+    fn an_enum_of_elements_on_an_array_moves_into_its_items() {
+        let record = json!({"id": "live_simple_0-0-0", "question": [[{"role": "user", "content": "x"}]],
+            "function": [{"name": "f", "description": "d", "parameters": {"type": "dict", "properties": {
+                "metrics": {"type": "array", "items": {"type": "string"}, "enum": ["trust", "view"]}},
+                "required": ["metrics"]}}]});
+        let answer = json!([{"f": {"metrics": [["view"]]}}]);
+        let translated = translate_record(&record, Some(&answer), &Toolset::default()).unwrap();
+        let metrics = &translated.new_tools[0].1["inputSchema"]["properties"]["metrics"];
+        assert_eq!(metrics["items"]["enum"], json!(["trust", "view"]));
+        assert!(metrics.get("enum").is_none());
+        assert!(
+            translated
+                .notes
+                .iter()
+                .any(|n| n.contains("moved into its `items`"))
+        );
     }
 }
