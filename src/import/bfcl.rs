@@ -189,8 +189,7 @@ impl Toolset {
     fn commit(&mut self, new_tools: Vec<(String, Value)>, tools: &mut Vec<Value>) {
         for (key, tool) in new_tools {
             let name = tool["name"].as_str().unwrap_or_default().to_string();
-            let mut definition = tool.clone();
-            definition["name"] = Value::Null;
+            let definition = definition(&tool);
             self.definitions
                 .entry(name)
                 .or_default()
@@ -201,6 +200,13 @@ impl Toolset {
             tools.push(tool);
         }
     }
+}
+
+/// A tool without its name: what two functions of one name are compared by.
+fn definition(tool: &Value) -> Value {
+    let mut definition = tool.clone();
+    definition["name"] = Value::Null;
+    definition
 }
 
 /// One record, translated.
@@ -243,9 +249,7 @@ fn translate_record(
     let mut listed = Vec::with_capacity(tools.len());
     for tool in &tools {
         let name = tool["name"].as_str().unwrap_or_default();
-        let mut definition = tool.clone();
-        definition["name"] = Value::Null;
-        let key = toolset.name_for(name, &definition, &new_tools);
+        let key = toolset.name_for(name, &definition(tool), &new_tools);
         if !toolset.taken.contains(&key) {
             new_tools.push((key.clone(), tool.clone()));
         }

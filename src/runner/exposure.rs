@@ -12,21 +12,39 @@ use crate::retrieval::{Bm25Index, terms};
 
 use super::plan::fnv1a;
 
-/// The tools shown in one sweep trial, in the order the server lists them. The gold tools come from
-/// `arm_tools`; a task with its own tool list passes that list as `own` too, and its non-gold tools
-/// are the first distractors (in seeded order), so a size at least the list's length shows the
-/// whole list plus distractors from `pool`.
+/// What a sweep trial's tools start from, before distractors from the pool.
+#[derive(Debug, Clone, Copy)]
+pub enum Shown<'a> {
+    /// The arm's whole toolset: its gold tools are shown, the others are not.
+    Toolset(&'a [Tool]),
+    /// A task's own list: its gold tools, then its other tools as the first distractors (in seeded
+    /// order), so a size at least the list's length shows the whole list plus distractors. The
+    /// pool may hold the list's tools (a BFCL import is one toolset), under the names they are
+    /// shown by or under their `toolset_names`: those are left out of it.
+    OwnList {
+        tools: &'a [Tool],
+        toolset_names: &'a [String],
+    },
+}
+
+/// The tools shown in one sweep trial, in the order the server lists them.
 pub fn exposed_tools(
-    arm_tools: &[Tool],
-    own: &[Tool],
+    shown: Shown<'_>,
     pool: &[Tool],
     task: &Task,
     size: usize,
     strategy: Distractors,
     seed: u32,
 ) -> Vec<Tool> {
+    let (base, own, toolset_names): (&[Tool], &[Tool], &[String]) = match shown {
+        Shown::Toolset(tools) => (tools, &[], &[]),
+        Shown::OwnList {
+            tools,
+            toolset_names,
+        } => (tools, tools, toolset_names),
+    };
     let is_gold = |t: &Tool| task.expectation.calls().iter().any(|c| c.tool == t.name);
-    let gold: Vec<&Tool> = arm_tools.iter().filter(|t| is_gold(t)).collect();
+    let gold: Vec<&Tool> = base.iter().filter(|t| is_gold(t)).collect();
     let draw = |name: &str| {
         splitmix64(fnv1a(&task.id) ^ fnv1a(name) ^ u64::from(seed).wrapping_mul(0x9E37_79B9))
     };
@@ -34,7 +52,11 @@ pub fn exposed_tools(
     own_distractors.sort_by_key(|t| draw(&t.name));
     own_distractors.truncate(size.saturating_sub(gold.len()));
     let wanted = size.saturating_sub(gold.len() + own_distractors.len());
-    let mut ranked: Vec<usize> = (0..pool.len()).collect();
+    let already_shown =
+        |t: &Tool| toolset_names.contains(&t.name) || own.iter().any(|shown| shown.name == t.name);
+    let mut ranked: Vec<usize> = (0..pool.len())
+        .filter(|&i| !already_shown(&pool[i]))
+        .collect();
     match strategy {
         Distractors::Random => ranked.sort_by_key(|&i| draw(&pool[i].name)),
         Distractors::Similar => {
@@ -158,10 +180,24 @@ mod tests {
             for task in suite.tasks.iter().take(10) {
                 let mut previous: Vec<String> = Vec::new();
                 for size in [5, 15, 30] {
-                    let shown = names(&exposed_tools(own, &[], &pool, task, size, strategy, 3));
+                    let shown = names(&exposed_tools(
+                        Shown::Toolset(own),
+                        &pool,
+                        task,
+                        size,
+                        strategy,
+                        3,
+                    ));
                     assert_eq!(
                         shown,
-                        names(&exposed_tools(own, &[], &pool, task, size, strategy, 3))
+                        names(&exposed_tools(
+                            Shown::Toolset(own),
+                            &pool,
+                            task,
+                            size,
+                            strategy,
+                            3
+                        ))
                     );
                     let gold = own
                         .iter()
@@ -198,8 +234,7 @@ mod tests {
         let positions: std::collections::BTreeSet<Option<usize>> = (0..20)
             .map(|seed| {
                 let shown = names(&exposed_tools(
-                    own,
-                    &[],
+                    Shown::Toolset(own),
                     &pool,
                     task,
                     30,
@@ -216,28 +251,84 @@ mod tests {
         assert!(positions.iter().all(Option::is_some));
         // Different seeds draw different random distractors; `similar` does not depend on the draw
         // except to break ties.
-        let a = names(&exposed_tools(
-            own,
-            &[],
-            &pool,
-            task,
-            10,
-            Distractors::Random,
-            1,
-        ));
-        let b = names(&exposed_tools(
-            own,
-            &[],
-            &pool,
-            task,
-            10,
-            Distractors::Random,
-            2,
-        ));
+        let draw = |seed| {
+            names(&exposed_tools(
+                Shown::Toolset(own),
+                &pool,
+                task,
+                10,
+                Distractors::Random,
+                seed,
+            ))
+        };
+        let (a, b) = (draw(1), draw(2));
         let mut sorted_a = a.clone();
         let mut sorted_b = b.clone();
         sorted_a.sort();
         sorted_b.sort();
         assert_ne!(sorted_a, sorted_b);
+    }
+
+    /// A task's own list is shown whole once the size allows, and the pool never adds a tool the
+    /// list already shows, under its shown name or its toolset name.
+    #[test]
+    fn an_own_list_comes_first_and_is_left_out_of_the_pool() {
+        let (workspace, _) = travel_and_pool();
+        // The pool holds every toolset, the task's own included (as for a BFCL import).
+        let pool = distractor_pool(
+            workspace
+                .toolsets
+                .iter()
+                .map(|t| (t.name.as_str(), t.tools.as_slice())),
+            "",
+            &[],
+        );
+        let travel = &workspace.toolset("travel").unwrap().tools;
+        let pick = |name: &str| travel.iter().find(|t| t.name == name).unwrap().clone();
+        let mut renamed = pick("search_flights");
+        renamed.name = "find_flights".into();
+        let own = vec![pick("get_weather"), renamed, pick("book_hotel")];
+        let toolset_names: Vec<String> = ["get_weather", "search_flights", "book_hotel"]
+            .map(String::from)
+            .to_vec();
+        let task = travel_suite(&workspace)
+            .tasks
+            .iter()
+            .find(|t| {
+                t.expectation
+                    .calls()
+                    .iter()
+                    .any(|c| c.tool == "get_weather")
+            })
+            .unwrap();
+        let shown = Shown::OwnList {
+            tools: &own,
+            toolset_names: &toolset_names,
+        };
+        let mut previous: Vec<String> = Vec::new();
+        // At the pool's size every tool the pool may add is shown: none of them may repeat the list.
+        for size in [2, 3, 8, 20, pool.len()] {
+            let names = names(&exposed_tools(
+                shown,
+                &pool,
+                task,
+                size,
+                Distractors::Random,
+                0,
+            ));
+            assert_eq!(names.len(), size);
+            assert!(names.contains(&"get_weather".to_string()), "{names:?}");
+            if size >= own.len() {
+                assert!(own.iter().all(|t| names.contains(&t.name)), "{names:?}");
+            }
+            assert!(!names.contains(&"search_flights".to_string()), "{names:?}");
+            let unique: std::collections::HashSet<&String> = names.iter().collect();
+            assert_eq!(unique.len(), names.len(), "{names:?}");
+            assert!(
+                previous.iter().all(|n| names.contains(n)),
+                "nested: {previous:?} {names:?}"
+            );
+            previous = names;
+        }
     }
 }

@@ -4,12 +4,11 @@
 //! flight (they are not recorded, so `--resume` runs them); a spent budget stops new trials; a
 //! backend whose key is rejected stops that backend only. Nothing finished is ever lost.
 
-use super::exposure::{exposed_tools, gold_position};
+use super::exposure::{Shown, exposed_tools, gold_position};
 use super::output::{RunFolder, TrialLine};
 use super::plan::{PlannedTrial, RunPlan};
 use super::trial::{Halt, ToolListing, TrialOutcome, run_trial};
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
-use crate::model::Tool;
 use crate::score::Outcome;
 use futures_util::FutureExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -220,39 +219,21 @@ fn trial_server(plan: &RunPlan, trial: PlannedTrial) -> Result<Arc<McpServer>, S
     if trial.size == 0 {
         return Ok(Arc::clone(own.map_or(&suite.server, |own| &own.server)));
     }
-    let tools = match own {
-        None => exposed_tools(
-            &suite.tools,
-            &[],
-            &suite.pool,
-            &suite.tasks[trial.task],
-            trial.size as usize,
-            plan.distractors,
-            trial.sweep_seed,
-        ),
-        Some(own) => {
-            // The pool holds the task's own toolset: leave out what the task already shows, under
-            // its toolset name or the name it is shown by.
-            let pool: Vec<Tool> = suite
-                .pool
-                .iter()
-                .filter(|t| {
-                    !own.toolset_names.contains(&t.name)
-                        && !own.tools.iter().any(|shown| shown.name == t.name)
-                })
-                .cloned()
-                .collect();
-            exposed_tools(
-                &own.tools,
-                &own.tools,
-                &pool,
-                &suite.tasks[trial.task],
-                trial.size as usize,
-                plan.distractors,
-                trial.sweep_seed,
-            )
-        }
+    let shown = match own {
+        None => Shown::Toolset(&suite.tools),
+        Some(own) => Shown::OwnList {
+            tools: &own.tools,
+            toolset_names: &own.toolset_names,
+        },
     };
+    let tools = exposed_tools(
+        shown,
+        &suite.pool,
+        &suite.tasks[trial.task],
+        trial.size as usize,
+        plan.distractors,
+        trial.sweep_seed,
+    );
     let served =
         ServedTools::new(tools).map_err(|e| format!("cannot serve the sweep's tools: {e}"))?;
     Ok(McpServer::new(ServerConfig::default(), served))
