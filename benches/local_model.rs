@@ -1,134 +1,215 @@
-//! How fast the embedded models run on this machine: llama.cpp's prompt evaluation and generation
-//! in tokens per second for SmolLM2-135M (one and two threads), seconds per `local` trial in both
-//! modes on the travel suite (25 tools), and milliseconds per `embed` trial. A recorded benchmark:
-//! `cargo bench --bench local_model` prints the table that `benches/README.md` keeps.
-//!
-//! The model files come from `$MCPICK_MODEL_DIR` (or the default model folder), fetched once.
+//! How close a `local` trial comes to llama.cpp's own speed, per catalogue model. For each model it
+//! measures llama.cpp itself — the same library and build mcpick links, called directly: prompt
+//! evaluation of 512 tokens from an empty context, then of 64 tokens on top of the travel suite's
+//! tool list (the position a trial's request is evaluated at), and generation at that position,
+//! with the thread counts `local` uses — and then `local` (score mode) and `local:generate` trials
+//! on the travel suite through the same code a run uses. For every trial it takes what llama.cpp
+//! computed (tokens evaluated in batches after the reused prefix, tokens generated) and the time
+//! llama.cpp needs for exactly that at the measured rates; the ratio of the trial's time to that is
+//! mcpick's overhead (the goal: within 1.5×). A recorded benchmark: `cargo bench --bench
+//! local_model` prints the tables `benches/README.md` keeps. Models come from `$MCPICK_MODEL_DIR`
+//! (or the default folder), fetched once; `MCPICK_BENCH_MODELS=a,b` picks which.
 
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
-use llama_cpp_2::sampling::LlamaSampler;
-use mcpick::backend::model_store::{SMOLLM2, ensure};
+use llama_cpp_2::token::LlamaToken;
 use mcpick::backend::{AnyBackend, ChatMessage, HostedOptions, Turn};
 use mcpick::load::Workspace;
 use mcpick::mcp::ServedTools;
 use mcpick::model::TaskInput;
+use serde_json::Value;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Threads for prompts and for generation: `local`'s defaults.
+const THREADS_BATCH: i32 = 2;
+const THREADS: i32 = 1;
+
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing: then measure briefly.
     let quick = !std::env::args().any(|a| a == "--bench");
-    let model_path = ensure(&SMOLLM2).expect("the default model").remove(0);
-    println!("| measure | threads | figure |\n|---|---|---|");
-    llama_speed(&model_path, quick);
-    trial_speed(quick);
-}
-
-/// Prompt evaluation and greedy generation, straight through llama.cpp.
-fn llama_speed(model_path: &PathBuf, quick: bool) {
+    let models: Vec<String> = std::env::var("MCPICK_BENCH_MODELS")
+        .map(|m| m.split(',').map(str::to_string).collect())
+        .unwrap_or_else(|_| {
+            ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"]
+                .map(String::from)
+                .to_vec()
+        });
+    let tools = travel_tools();
     let mut backend = LlamaBackend::init().unwrap();
     backend.void_logs();
-    let model =
-        LlamaModel::load_from_file(&backend, model_path, &LlamaModelParams::default()).unwrap();
-    let text =
-        "The quick brown fox jumps over the lazy dog while the weather stays mild. ".repeat(40);
-    let prompt = model.vocab().tokenize(text.as_bytes(), true, false);
-    let prompt = &prompt[..prompt.len().min(512)];
-    let generate = if quick { 8 } else { 128 };
-    for threads in [1, 2] {
-        let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(2048))
-            .with_n_batch(2048)
-            .with_n_threads(threads)
-            .with_n_threads_batch(threads);
-        let mut context = model.new_context(&backend, params).unwrap();
-        let mut batch = LlamaBatch::new(prompt.len(), 1);
-        for (i, token) in prompt.iter().enumerate() {
+    println!(
+        "| model | llama.cpp prompt, 512 tokens | llama.cpp prompt, 64 tokens after the tool list | llama.cpp generation there | mode | trials | evaluated / generated tokens a trial (median) | trial (median) | llama.cpp for those tokens | ratio (median) |\n|---|---|---|---|---|---|---|---|---|---|"
+    );
+    for name in &models {
+        let path = mcpick::catalogue::ensure(name).expect("the model").remove(0);
+        let speed = llama_speed(&backend, &path, &tools, name, quick);
+        for mode in ["score", "generate"] {
+            let trials = trial_work(&format!("local:{mode}:{name}"), &tools, quick);
+            report(name, mode, &speed, &trials);
+        }
+    }
+}
+
+/// llama.cpp's rates, tokens per second.
+struct Speed {
+    prompt: f64,
+    prompt_deep: f64,
+    generate_deep: f64,
+    depth: usize,
+}
+
+/// One trial: seconds, tokens evaluated in batches, tokens generated.
+struct TrialWork {
+    seconds: f64,
+    batched: u64,
+    generated: u64,
+}
+
+/// The travel suite's tools as its MCP server lists them.
+fn travel_tools() -> Vec<Value> {
+    let workspace = Workspace::load(&[
+        PathBuf::from("toolsets"),
+        PathBuf::from("tasks/travel.toml"),
+    ]);
+    let toolset = workspace
+        .toolset(&workspace.suites[0].toolset)
+        .expect("travel");
+    let listed = ServedTools::new(toolset.tools.clone()).unwrap();
+    let listed: Value = serde_json::from_str(&listed.list_page(None, None).unwrap()).unwrap();
+    listed["tools"].as_array().unwrap().clone()
+}
+
+/// Prompt evaluation from empty and after the tool list, and generation after it, straight
+/// through llama.cpp.
+fn llama_speed(
+    backend: &LlamaBackend,
+    path: &PathBuf,
+    tools: &[Value],
+    name: &str,
+    quick: bool,
+) -> Speed {
+    let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).unwrap();
+    let params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(16384))
+        .with_n_batch(16384)
+        .with_n_threads(THREADS)
+        .with_n_threads_batch(THREADS_BATCH);
+    let mut context = model.new_context(backend, params).unwrap();
+    let text = "The quick brown fox jumps over the lazy dog while the weather stays mild. ".repeat(80);
+    let filler = model.vocab().tokenize(text.as_bytes(), false, false);
+    let decode = |context: &mut llama_cpp_2::context::LlamaContext, tokens: &[LlamaToken], start: usize| {
+        let mut batch = LlamaBatch::new(tokens.len(), 1);
+        for (i, token) in tokens.iter().enumerate() {
             batch
-                .add(*token, i as i32, &[0], i + 1 == prompt.len())
+                .add(*token, (start + i) as i32, &[0], i + 1 == tokens.len())
                 .unwrap();
         }
         let started = Instant::now();
         context.decode(&mut batch).unwrap();
-        let prompt_rate = prompt.len() as f64 / started.elapsed().as_secs_f64();
-        let mut sampler = LlamaSampler::greedy();
-        let started = Instant::now();
-        for i in 0..generate {
-            let token = sampler.sample(&context, -1);
-            let mut one = LlamaBatch::new(1, 1);
-            one.add(token, (prompt.len() + i) as i32, &[0], true)
-                .unwrap();
-            context.decode(&mut one).unwrap();
-        }
-        let generate_rate = generate as f64 / started.elapsed().as_secs_f64();
-        println!(
-            "| llama.cpp prompt evaluation ({} tokens) | {threads} | {prompt_rate:.0} tokens/s |",
-            prompt.len()
-        );
-        println!(
-            "| llama.cpp generation ({generate} tokens) | {threads} | {generate_rate:.1} tokens/s |"
-        );
+        started.elapsed().as_secs_f64()
+    };
+    let prompt = decode(&mut context, &filler[..512], 0);
+    context.clear_kv_cache();
+    // The tool list as the model's template shows it: about what a trial's prompt holds.
+    let listing = serde_json::to_string(tools).unwrap();
+    let mut deep = model.vocab().tokenize(listing.as_bytes(), false, false);
+    if name.starts_with("smollm2") {
+        // The instructed prompt lists tools in a line each: about a quarter of the JSON.
+        deep.truncate(deep.len() / 4);
+    }
+    let depth = deep.len();
+    decode(&mut context, &deep, 0);
+    let prompt_deep = decode(&mut context, &filler[..64], depth);
+    let generate = if quick { 4 } else { 48 };
+    let started = Instant::now();
+    let mut token = filler[0];
+    for i in 0..generate {
+        decode(&mut context, &[token], depth + 64 + i);
+        token = filler[(i + 1) % filler.len()];
+    }
+    let generate_deep = generate as f64 / started.elapsed().as_secs_f64();
+    Speed {
+        prompt: 512.0 / prompt,
+        prompt_deep: 64.0 / prompt_deep,
+        generate_deep,
+        depth,
     }
 }
 
-/// Seconds per trial of the backends, through the same code a run uses (tool lists from the MCP
-/// server's own serialisation).
-fn trial_speed(quick: bool) {
+/// Trials of `spec` on travel's first tasks (after one warm-up trial, which evaluates the shared
+/// tool list once), with what llama.cpp computed for each.
+fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
     let workspace = Workspace::load(&[
         PathBuf::from("toolsets"),
         PathBuf::from("tasks/travel.toml"),
     ]);
     let suite = &workspace.suites[0];
-    let toolset = workspace.toolset(&suite.toolset).unwrap();
-    let listed = ServedTools::new(toolset.tools.clone()).unwrap();
-    let listed: serde_json::Value =
-        serde_json::from_str(&listed.list_page(None, None).unwrap()).unwrap();
-    let tools = listed["tools"].as_array().unwrap().clone();
-    let tasks = if quick { 2 } else { 20 };
+    let tasks = if quick { 2 } else { 12 };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    for spec in ["local", "local:generate", "embed"] {
-        let backend = AnyBackend::parse(spec, &HostedOptions::default()).unwrap();
-        // One warm-up trial: the first one also evaluates the shared tool list once.
-        let mut times = Vec::new();
-        for (i, task) in suite.tasks.iter().take(tasks + 1).enumerate() {
-            let TaskInput::Prompt(prompt) = &task.input else {
-                continue;
-            };
-            let messages = vec![ChatMessage::User {
-                content: prompt.clone(),
-            }];
-            let turn = Turn {
-                messages: &messages,
-                tools: &tools,
-                task,
-                suite: &suite.name,
-                seed: 0,
-                repeat: 0,
-            };
-            let started = Instant::now();
-            runtime.block_on(backend.complete(turn)).unwrap();
-            if i > 0 {
-                times.push(started.elapsed().as_secs_f64());
-            }
+    let backend = AnyBackend::parse(spec, &HostedOptions::default()).unwrap();
+    let AnyBackend::Local(local) = &backend else {
+        panic!("{spec} is not a local backend");
+    };
+    let mut trials = Vec::new();
+    let prompts = suite.tasks.iter().filter_map(|task| match &task.input {
+        TaskInput::Prompt(prompt) => Some((task, prompt)),
+        TaskInput::Messages(_) => None,
+    });
+    for (i, (task, prompt)) in prompts.take(tasks + 1).enumerate() {
+        let messages = vec![ChatMessage::User {
+            content: prompt.clone(),
+        }];
+        let turn = Turn {
+            messages: &messages,
+            tools,
+            task,
+            suite: &suite.name,
+            seed: 0,
+            repeat: 0,
+        };
+        let started = Instant::now();
+        runtime.block_on(backend.complete(turn)).unwrap();
+        let seconds = started.elapsed().as_secs_f64();
+        let work = local.last_work();
+        if i > 0 {
+            trials.push(TrialWork {
+                seconds,
+                batched: work.batched,
+                generated: work.generated,
+            });
         }
-        times.sort_by(f64::total_cmp);
-        let median = times[times.len() / 2];
-        println!(
-            "| `{spec}` trial on travel (25 tools), median of {} | default | {} |",
-            times.len(),
-            if median < 1.0 {
-                format!("{:.0} ms", median * 1000.0)
-            } else {
-                format!("{median:.2} s")
-            }
-        );
     }
+    trials
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn report(name: &str, mode: &str, speed: &Speed, trials: &[TrialWork]) {
+    let needed = |t: &TrialWork| {
+        t.batched as f64 / speed.prompt_deep + t.generated as f64 / speed.generate_deep
+    };
+    let ratio = median(trials.iter().map(|t| t.seconds / needed(t)).collect());
+    println!(
+        "| {name} | {:.0} tokens/s | {:.0} tokens/s (after {} tokens) | {:.1} tokens/s | {mode} | {} | {:.0} / {:.0} | {:.2} s | {:.2} s | {ratio:.2}× |",
+        speed.prompt,
+        speed.prompt_deep,
+        speed.depth,
+        speed.generate_deep,
+        trials.len(),
+        median(trials.iter().map(|t| t.batched as f64).collect()),
+        median(trials.iter().map(|t| t.generated as f64).collect()),
+        median(trials.iter().map(|t| t.seconds).collect()),
+        median(trials.iter().map(needed).collect()),
+    );
 }

@@ -80,6 +80,13 @@ pub enum Command {
     /// Translate MetaTool's tool-selection CSV (Query,Tool) and tool descriptions into one toolset
     /// of all tools and one suite of one task per row.
     ImportMetatool(ImportMetatoolOptions),
+    /// The models mcpick knows by name: size, licence, where they live and whether they are
+    /// present; `--fetch NAME` brings one (verified by SHA-256).
+    Models {
+        /// Fetch these models now (repeatable; `all` for every one).
+        #[arg(long, value_name = "NAME")]
+        fetch: Vec<String>,
+    },
     /// Show the toolsets, variants and suites found.
     List {
         /// Directories to look in [default: toolsets/ and tasks/].
@@ -261,17 +268,18 @@ pub struct RunOptions {
     /// Output token limit per model reply.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
-    /// The GGUF model for `local` backends [default: SmolLM2-135M-Instruct, fetched once into
-    /// $MCPICK_MODEL_DIR or ~/.cache/mcpick/models].
-    #[arg(long, value_name = "PATH")]
-    pub model: Option<std::path::PathBuf>,
-    /// Threads a `local` model generates with [default: 1; more slows a busy 2-core machine down].
+    /// The model of `local` backends: a catalogue name (`mcpick models`; fetched once into
+    /// $MCPICK_MODEL_DIR or ~/.cache/mcpick/models) or a GGUF file [default: qwen2.5-coder-1.5b].
+    #[arg(long, value_name = "NAME|PATH")]
+    pub model: Option<String>,
+    /// Threads a `local` model generates with [default: the cores divided among the run's local
+    /// models; more slows a busy machine down].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Option<u32>,
-    /// Threads a `local` model evaluates prompts with [default: 2].
+    /// Threads a `local` model evaluates prompts with [default: as --threads].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads_batch: Option<u32>,
-    /// Context size of a `local` model, in tokens [default: 8192, SmolLM2's training context].
+    /// Context size of a `local` model, in tokens [default: 8192].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..=1048576))]
     pub ctx_size: Option<u32>,
     /// Sampling temperature of a `local` model [default: 0, greedy decoding].

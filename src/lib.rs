@@ -8,7 +8,8 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`); provider tool-name mapping; pinned model files |
+//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`); provider tool-name mapping |
+//! | [`catalogue`] | the models mcpick knows by name, their pinned PyPI sources and SHA-256s; the model directory; verified, resumable fetching with progress |
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing |
 //! | [`commands`] | each subcommand: resolve arguments, call the library, print, pick the exit code |
 //! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
@@ -26,6 +27,7 @@
 
 pub mod analysis;
 pub mod backend;
+pub mod catalogue;
 pub mod cli;
 pub mod commands;
 pub mod import;

@@ -72,6 +72,11 @@ expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
 id = "garbage"
 prompt = "garbage: Oslo please"
 expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "loop"
+prompt = "loop: weather in Oslo, again and again"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
 "#;
 
 fn workspace() -> tempfile::TempDir {
@@ -140,7 +145,7 @@ fn every_wire_case(dialect: Dialect) {
     );
     assert_eq!(provider.violations(), Vec::<String>::new());
     let lines = read_trials(&dir.path().join("run"));
-    assert_eq!(lines.len(), 8, "every trial recorded once");
+    assert_eq!(lines.len(), 9, "every trial recorded once");
     let outcome = |task: &str| {
         by_task(&lines, task)["outcome"]
             .as_str()
@@ -189,9 +194,17 @@ fn every_wire_case(dialect: Dialect) {
             .unwrap()
             .contains("decoded")
     );
+    // A model repeating a call that already succeeded ends its trial: the repeat is recorded as
+    // made but not executed, and no third request is sent.
+    let looped = by_task(&lines, "loop");
+    assert_eq!(outcome("loop"), "correct");
+    assert_eq!(looped["requests"], 2);
+    assert_eq!(looped["calls"].as_array().unwrap().len(), 2);
+    assert_eq!(looped["calls"][0]["result_is_error"], false);
+    assert_eq!(looped["calls"][1]["result_is_error"], Value::Null);
     assert!(started.elapsed() < Duration::from_secs(30));
     // The terminal table counts the two errors apart.
-    assert!(stdout.contains("| 8 |"), "{stdout}");
+    assert!(stdout.contains("| 9 |"), "{stdout}");
 
     // The recording replays without the provider: same calls, same outcomes, errors included.
     let requests = provider.requests();
@@ -207,7 +220,7 @@ fn every_wire_case(dialect: Dialect) {
     );
     assert_eq!(provider.requests(), requests);
     let replayed = read_trials(&dir.path().join("replayed"));
-    assert_eq!(replayed.len(), 8);
+    assert_eq!(replayed.len(), 9);
     for line in &replayed {
         let original = by_task(&lines, line["task"].as_str().unwrap());
         assert_eq!(line["outcome"], original["outcome"], "{line}");

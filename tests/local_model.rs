@@ -1,8 +1,11 @@
-//! The embedded models, for real: SmolLM2-135M-Instruct through llama.cpp (`local`, both modes) and
-//! all-MiniLM-L6-v2 through candle (`embed`), loaded from the files `tests/peers/install.sh` puts in
-//! `tests/peers/models` (the same pinned files `mcpick` fetches; no network here). Score mode must be
-//! deterministic and beat `random`; bad model files and prompts too long for the context must be
-//! clear errors, never a crash.
+//! The embedded models, for real, loaded from the files `tests/peers/install.sh` puts in
+//! `tests/peers/models` (the same pinned files `mcpick` fetches; `MCPICK_OFFLINE` forbids any
+//! download here): Qwen2.5-Coder-0.5B-Instruct in its own tool-calling format (`local`, score and
+//! generate: abstention in both, its own calls parsed), SmolLM2-135M-Instruct in mcpick's
+//! instructed format (deterministic, better than `random`, seeded sampling reproducible) and
+//! all-MiniLM-L6-v2 through candle (`embed`). Bad model files and prompts too long for the context
+//! must be clear errors, never a crash. With the 1.1 GB default model present there, the main
+//! job's claim is checked too: its selection beats `bm25` on the travel suite.
 
 mod common;
 
@@ -17,18 +20,29 @@ fn root() -> &'static Path {
 
 fn model_dir() -> PathBuf {
     let dir = root().join("tests/peers/models");
-    assert!(
-        dir.join("SmolLM2-135M-Instruct.Q4_1.gguf").exists(),
-        "{} lacks the models: run tests/peers/install.sh",
-        dir.display()
-    );
+    for file in [
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    ] {
+        assert!(
+            dir.join(file).exists(),
+            "{} lacks {file}: run tests/peers/install.sh",
+            dir.display()
+        );
+    }
     dir
 }
+
+/// The instructed-format model.
+const SMOL: &str = "smollm2-135m";
+/// The native-format model CI has.
+const QWEN: &str = "qwen2.5-coder-0.5b";
 
 fn mcpick(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpick"))
         .current_dir(root())
         .env("MCPICK_MODEL_DIR", model_dir())
+        .env("MCPICK_OFFLINE", "1")
         .args(args)
         .arg("--no-progress")
         .output()
@@ -125,8 +139,11 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
         eprintln!("{stdout}");
         read_trials(folder)
     };
-    let a = run(&first, &["local", "local:generate", "random"]);
-    let b = run(&second, &["local"]);
+    let a = run(
+        &first,
+        &["local:score:smollm2-135m", "local:generate:smollm2-135m", "random"],
+    );
+    let b = run(&second, &["local:score:smollm2-135m"]);
     let tasks = a.iter().filter(|l| l["backend"] == "random").count();
     assert_eq!(tasks, 10);
     // Identical trials, run to run: same calls, same arguments, same outcome.
@@ -139,7 +156,7 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
     };
     let mut left: Vec<_> = a
         .iter()
-        .filter(|l| l["backend"] == "local:score")
+        .filter(|l| l["backend"] == "local:score:smollm2-135m")
         .map(key)
         .collect();
     let mut right: Vec<_> = b.iter().map(key).collect();
@@ -150,12 +167,15 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
     for line in a.iter().filter(|l| l["backend"] != "random") {
         assert_ne!(line["outcome"], "error", "{line}");
     }
-    let (score, random) = (accuracy(&a, "local:score"), accuracy(&a, "random"));
+    let (score, random) = (
+        accuracy(&a, "local:score:smollm2-135m"),
+        accuracy(&a, "random"),
+    );
     assert!(score > random, "local:score {score} vs random {random}");
     // Generation was really done: some trials produced output tokens.
     assert!(
         a.iter()
-            .filter(|l| l["backend"] == "local:generate")
+            .filter(|l| l["backend"] == "local:generate:smollm2-135m")
             .any(|l| l["output_tokens"].as_u64().unwrap() > 0)
     );
 }
@@ -235,6 +255,8 @@ fn a_prompt_longer_than_the_context_is_an_error_for_that_trial() {
         "tasks/smart_home.toml",
         "--backend",
         "local",
+        "--model",
+        SMOL,
         "--ctx-size",
         "256",
         "--out",
@@ -268,6 +290,8 @@ fn sampling_with_a_seed_is_reproducible() {
             suite.to_str().unwrap(),
             "--backend",
             "local:generate",
+            "--model",
+            SMOL,
             "--temperature",
             "0.8",
             "--seed",
@@ -299,4 +323,157 @@ fn sampling_with_a_seed_is_reproducible() {
     );
     // And the seed is really used: another one draws differently somewhere.
     assert_ne!(first, transcripts("third", "8"));
+}
+
+/// The small suite with more requests that need no tool: abstention is measured on these.
+fn abstention_suite() -> String {
+    format!(
+        "{SMALL_SUITE}{}",
+        r#"
+[[task]]
+id = "capital"
+prompt = "What is the capital of France?"
+expect_no_call = true
+
+[[task]]
+id = "poem"
+prompt = "Write me a two-line poem about autumn leaves."
+expect_no_call = true
+
+[[task]]
+id = "recipe"
+prompt = "How long should I boil an egg for a soft yolk?"
+expect_no_call = true
+
+[[task]]
+id = "danke"
+prompt = "Danke, das war's."
+expect_no_call = true
+"#
+    )
+}
+
+fn by_backend<'a>(lines: &'a [Value], backend: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|l| l["backend"] == backend).collect()
+}
+
+/// Qwen2.5-Coder-0.5B in its own tool-calling format, both modes: the tools reach it through its
+/// chat template (the manifest says `native`), its written calls parse, both modes abstain on
+/// requests that need no tool, score mode picks better than chance, and a rerun is identical.
+#[test]
+fn qwen_in_its_own_format_parses_its_calls_and_abstains_in_both_modes() {
+    let out = tempfile::tempdir().unwrap();
+    let suite = out.path().join("home-abstain.toml");
+    std::fs::write(&suite, abstention_suite()).unwrap();
+    let score = format!("local:score:{QWEN}");
+    let generate = format!("local:generate:{QWEN}");
+    let run = |folder: &str, backends: &[&str]| {
+        let folder = out.path().join(folder);
+        let mut args = vec!["run", suite.to_str().unwrap()];
+        for backend in backends {
+            args.extend(["--backend", backend]);
+        }
+        args.extend(["--out", folder.to_str().unwrap()]);
+        let output = mcpick(&args);
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        eprintln!("{stdout}");
+        (read_trials(&folder), folder)
+    };
+    let (lines, folder) = run("first", &[&score, &generate, "random"]);
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
+            .unwrap();
+    for lane in manifest["backends"].as_array().unwrap() {
+        if lane["id"].as_str().unwrap().starts_with("local") {
+            assert_eq!(lane["local"]["prompt_style"], "native", "{lane}");
+        }
+    }
+    let no_call = |l: &Value| l["expected_tools"].as_array().is_some_and(|t| t.is_empty());
+    for backend in [&score, &generate] {
+        let mine = by_backend(&lines, backend);
+        assert_eq!(mine.len(), 14);
+        for line in &mine {
+            assert_ne!(line["outcome"], "error", "{line}");
+        }
+        let abstained = mine
+            .iter()
+            .filter(|l| no_call(l))
+            .filter(|l| l["outcome"] == "correct_abstain")
+            .count();
+        assert!(abstained >= 3, "{backend}: {abstained} of 6 abstentions");
+        let tool_tasks: Vec<&&Value> = mine.iter().filter(|l| !no_call(l)).collect();
+        let called = tool_tasks.iter().filter(|l| l["outcome"] != "no_call").count();
+        assert!(called >= 6, "{backend}: called a tool on {called} of 8 tool tasks");
+        let malformed = tool_tasks
+            .iter()
+            .filter(|l| l["outcome"] == "malformed_call")
+            .count();
+        assert!(malformed <= 1, "{backend}: {malformed} malformed calls");
+    }
+    let right = |backend: &str| {
+        by_backend(&lines, backend)
+            .iter()
+            .filter(|l| l["selection_correct"] == true)
+            .count()
+    };
+    assert!(right(&score) >= right("random") + 3, "{} vs {}", right(&score), right("random"));
+    // Greedy decoding: a second run gives the same trials.
+    let (again, _) = run("second", &[&score]);
+    let key = |l: &&Value| (l["task"].to_string(), l["calls"].to_string(), l["outcome"].to_string());
+    let mut before: Vec<_> = by_backend(&lines, &score).iter().map(key).collect();
+    let mut after: Vec<_> = again.iter().map(|l| key(&l)).collect();
+    before.sort();
+    after.sort();
+    assert_eq!(before, after);
+}
+
+/// The README's main job on the default model (Qwen2.5-Coder-1.5B, 1.1 GB), where a developer has
+/// put it in `tests/peers/models` (`MCPICK_TEST_DEFAULT_MODEL=1 tests/peers/install.sh`); CI runs
+/// the 0.5B tests above instead. Its selection must beat `bm25`'s and it must abstain on at least
+/// half of the travel suite's requests that need no tool.
+#[test]
+fn the_default_model_beats_bm25_on_the_travel_suite_where_it_is_present() {
+    let dir = model_dir();
+    if !dir.join("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").exists() {
+        eprintln!("skipped: the default model is not in {}", dir.display());
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let output = mcpick(&[
+        "run",
+        "tasks/travel.toml",
+        "--backend",
+        "local",
+        "--backend",
+        "bm25",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let lines = read_trials(out.path());
+    let selection = |backend: &str| {
+        let judged: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["backend"] == backend && l["selection_correct"].is_boolean())
+            .filter(|l| l["expected_tools"].as_array().is_some_and(|t| !t.is_empty()))
+            .collect();
+        judged.iter().filter(|l| l["selection_correct"] == true).count() as f64
+            / judged.len() as f64
+    };
+    assert!(selection("local:score") > selection("bm25"));
+    let no_call: Vec<&Value> = by_backend(&lines, "local:score")
+        .into_iter()
+        .filter(|l| l["expected_tools"].as_array().is_some_and(|t| t.is_empty()))
+        .collect();
+    let abstained = no_call
+        .iter()
+        .filter(|l| l["outcome"] == "correct_abstain")
+        .count();
+    assert!(abstained * 2 >= no_call.len(), "{abstained} of {}", no_call.len());
 }

@@ -6,7 +6,6 @@
 //! embeddings are computed once per text and kept.
 
 use super::bm25::fill_arguments;
-use super::model_store::{MINILM, ensure};
 use super::{BackendError, Reply, ToolCallRequest, Turn, last_user_text, tool_results};
 use crate::score::CallArguments;
 use candle_core::{DType, Device, Tensor};
@@ -45,7 +44,7 @@ impl std::fmt::Debug for EmbedBackend {
 impl EmbedBackend {
     /// Loads the pinned model, fetching it once.
     pub fn load_default() -> Result<EmbedBackend, String> {
-        let paths = ensure(&MINILM)?;
+        let paths = crate::catalogue::ensure(crate::catalogue::EMBEDDING_MODEL)?;
         EmbedBackend::load(&paths[0], &paths[1])
     }
 

@@ -8,7 +8,6 @@ mod bm25;
 mod embed;
 mod hosted;
 mod local;
-pub mod model_store;
 mod openai;
 mod oracle;
 mod provider_names;
@@ -19,7 +18,7 @@ pub use anthropic::AnthropicBackend;
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
-pub use local::{LocalBackend, LocalMode, LocalOptions, parse_generated_call};
+pub use local::{LocalBackend, LocalMode, LocalOptions, Work, parse_reply};
 pub use openai::OpenAiBackend;
 pub use oracle::{OracleBackend, oracle_arguments};
 pub use provider_names::ToolNameMap;
@@ -109,7 +108,7 @@ pub enum BackendError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SpecError {
     #[error(
-        "unknown backend {0:?}: use local[:score|generate|generate-json], embed, bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL, replay:RUN_DIR[#BACKEND] or a profile from the config file"
+        "unknown backend {0:?}: use local[:score|generate|generate-json[:MODEL]], embed, bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL, replay:RUN_DIR[#BACKEND] or a profile from the config file"
     )]
     Unknown(String),
     #[error("backend {spec:?}: {reason}")]
@@ -136,8 +135,8 @@ pub struct HostedOptions {
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,
     pub max_tokens: Option<u32>,
-    /// A GGUF file for `local` [default: SmolLM2-135M-Instruct, fetched once].
-    pub model: Option<std::path::PathBuf>,
+    /// The `local` model: a catalogue name or a GGUF path [default: the catalogue's default].
+    pub model: Option<String>,
     pub threads: Option<u32>,
     pub threads_batch: Option<u32>,
     pub ctx_size: Option<u32>,
@@ -187,21 +186,25 @@ impl AnyBackend {
                     .map(AnyBackend::Anthropic)
                     .map_err(invalid)
             }
-            ("local", mode) => {
-                let mode = match mode {
+            ("local", rest) => {
+                // local[:MODE[:MODEL]]: the model in the spec, else --model, else the default.
+                let (mode, model) = rest.map_or((None, None), |r| {
+                    r.split_once(':')
+                        .map_or((Some(r), None), |(m, model)| (Some(m), Some(model)))
+                });
+                let mode = match mode.filter(|m| !m.is_empty()) {
                     None => LocalMode::Score,
                     Some(text) => LocalMode::parse(text).ok_or_else(|| {
                         invalid("the mode must be score, generate or generate-json".into())
                     })?,
                 };
-                let model = match &hosted.model {
-                    Some(path) => path.clone(),
-                    None => model_store::ensure(&model_store::SMOLLM2)
-                        .map_err(invalid)?
-                        .remove(0),
-                };
+                let model = model
+                    .map(str::to_string)
+                    .or_else(|| hosted.model.clone());
+                let (path, model_name) = resolve_local_model(model.as_deref()).map_err(invalid)?;
                 let options = LocalOptions {
-                    model,
+                    model: path,
+                    model_name,
                     threads: hosted.threads.unwrap_or(1),
                     threads_batch: hosted.threads_batch.unwrap_or(2),
                     ctx_size: hosted.ctx_size.unwrap_or(8192),
@@ -255,15 +258,16 @@ impl AnyBackend {
             AnyBackend::Anthropic(b) => format!("anthropic:{}", b.config.model),
             AnyBackend::Replay(b) => format!("replay:{}", b.recorded),
             AnyBackend::Local(b) => {
-                let model = b
-                    .options
-                    .model
-                    .file_stem()
-                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-                if model.starts_with("SmolLM2-135M-Instruct") {
-                    format!("local:{}", b.mode.as_str())
-                } else {
-                    format!("local:{}:{model}", b.mode.as_str())
+                let mode = b.mode.as_str();
+                match &b.options.model_name {
+                    Some(name) if name == crate::catalogue::DEFAULT_LOCAL_MODEL => {
+                        format!("local:{mode}")
+                    }
+                    Some(name) => format!("local:{mode}:{name}"),
+                    None => {
+                        let stem = b.options.model.file_stem().unwrap_or_default();
+                        format!("local:{mode}:{}", stem.to_string_lossy())
+                    }
                 }
             }
         }
@@ -304,6 +308,20 @@ impl AnyBackend {
             AnyBackend::Local(b) => tokio::task::block_in_place(|| b.complete(turn)),
             AnyBackend::Embed(b) => tokio::task::block_in_place(|| b.complete(turn)),
         }
+    }
+}
+
+/// The GGUF a `local` backend runs, and its catalogue name: a catalogue name is fetched once
+/// (verified), anything else is a path; none is the default model.
+fn resolve_local_model(model: Option<&str>) -> Result<(std::path::PathBuf, Option<String>), String> {
+    let name = model.unwrap_or(crate::catalogue::DEFAULT_LOCAL_MODEL);
+    match crate::catalogue::catalogue().get(name) {
+        Some(entry) if entry.kind == crate::catalogue::ModelKind::Llm => {
+            let mut paths = crate::catalogue::ensure(name)?;
+            Ok((paths.remove(0), Some(name.to_string())))
+        }
+        Some(_) => Err(format!("{name} is not a language model (see `mcpick models`)")),
+        None => Ok((std::path::PathBuf::from(name), None)),
     }
 }
 

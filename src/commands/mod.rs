@@ -5,6 +5,7 @@ mod import;
 mod import_dataset;
 mod lint;
 mod list;
+mod models;
 mod run;
 mod serve;
 mod target;
@@ -18,6 +19,7 @@ pub use import::run_import;
 pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use lint::run_lint;
 pub use list::run_list;
+pub use models::run_models;
 pub use run::{run_report, run_run};
 pub use serve::run_serve;
 pub use target::ToolsetTarget;
@@ -62,6 +64,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
             fail_on,
         } => run_lint(&toolset, variant.as_deref(), format, fail_on, out),
         Command::List { paths } => run_list(&default_paths(paths), out),
+        Command::Models { fetch } => run_models(&fetch, out),
         Command::Serve(options) => run_serve(options, out),
         Command::Import(options) => run_import(options, out),
         Command::ImportBfcl(options) => run_import_bfcl(options, out),

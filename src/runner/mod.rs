@@ -3,14 +3,17 @@
 //! (task × backend) opens a fresh MCP session on the in-memory transport,
 //! lets the backend take turns through its lane (`lane`: cache, rate limits, timeout, retries) —
 //! tool calls go through `tools/call`, results (including `isError` ones) go back to the model — up
-//! to a turn limit, then scores what happened. `schedule` runs the lanes concurrently and writes
-//! each trial as it finishes (`output`), so a crash or Ctrl-C loses nothing finished.
+//! to a turn limit, then scores what happened. `schedule` runs the lanes concurrently, each in the
+//! order `prefix_order` gives (consecutive prompts sharing the longest prefix, which a local model's
+//! KV cache and providers' prompt caches reuse), and writes each trial as it finishes (`output`),
+//! so a crash or Ctrl-C loses nothing finished.
 
 mod cache;
 mod exposure;
 mod lane;
 mod output;
 mod plan;
+mod prefix_order;
 mod price;
 mod schedule;
 mod trial;

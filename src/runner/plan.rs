@@ -5,7 +5,7 @@
 //! have checked at the start. The plan also writes the manifest that `--resume` reads back.
 
 use super::cache::ResponseCache;
-use super::exposure::distractor_pool;
+use super::exposure::{Shown, distractor_pool, exposed_tools};
 use super::lane::{BackendLane, RateLimiter, RetryPolicy};
 use super::price::{Price, list_price, parse_price_override};
 use super::trial::ToolListing;
@@ -157,6 +157,16 @@ impl RunPlan {
         };
         let mut parsed = Vec::new();
         let mut seen = HashSet::new();
+        // Local models share the machine's cores: llama.cpp's threads spin while they wait, so two
+        // models with a thread per core each run many times slower than with half the cores each.
+        let local_models = options
+            .backends
+            .iter()
+            .map(|spec| config.backend.get(spec).map_or(spec.as_str(), |p| p.spec.as_str()))
+            .filter(|spec| *spec == "local" || spec.starts_with("local:"))
+            .count();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads_each = (cores / local_models.max(1)).max(1) as u32;
         for spec in &options.backends {
             let profile = config.backend.get(spec);
             let from_command_line = HostedOptions {
@@ -164,8 +174,8 @@ impl RunPlan {
                 api_key_env: options.api_key_env.clone(),
                 max_tokens: options.max_tokens,
                 model: options.model.clone(),
-                threads: options.threads,
-                threads_batch: options.threads_batch,
+                threads: options.threads.or(Some(threads_each)),
+                threads_batch: options.threads_batch.or(Some(threads_each)),
                 ctx_size: options.ctx_size,
                 temperature: options.temperature,
                 seed: options.seed,
@@ -249,7 +259,7 @@ impl RunPlan {
             );
             let local = match &backend {
                 AnyBackend::Local(b) => json!({"mode": b.mode, "options": b.options,
-                    "model_sha256": crate::backend::model_store::file_sha256(&b.options.model).ok()}),
+                    "prompt_style": b.prompt_style(), "model_sha256": local_model_sha256(&b.options)}),
                 _ => Value::Null,
             };
             lane_manifest.push(json!({
@@ -512,9 +522,16 @@ impl RunPlan {
         })
     }
 
-    /// Every trial of the plan, suite by suite and task by task, each task under every condition
-    /// (size, sweep seed, repeat) across the backends.
+    /// Every trial of the plan: each task under every condition (size, sweep seed, repeat) across
+    /// the backends, in the order that lets consecutive prompts share the longest prefix
+    /// (`prefix_order`).
     pub fn trials(&self) -> Vec<PlannedTrial> {
+        let trials = self.trials_by_task();
+        super::prefix_order::in_prefix_order(self, trials)
+    }
+
+    /// Every trial, suite by suite and task by task.
+    fn trials_by_task(&self) -> Vec<PlannedTrial> {
         let sizes = if self.sizes.is_empty() {
             vec![0]
         } else {
@@ -542,6 +559,31 @@ impl RunPlan {
             }
         }
         trials
+    }
+
+    /// The tools `trial` shows, in listing order: its suite's (or its task's own list), or a
+    /// sweep's draw for its size and seed.
+    pub fn shown_tools(&self, trial: PlannedTrial) -> std::borrow::Cow<'_, [Tool]> {
+        let suite = &self.suites[trial.suite];
+        let own = suite.own_tools[trial.task].as_ref();
+        if trial.size == 0 {
+            return std::borrow::Cow::Borrowed(own.map_or(&suite.tools, |own| &own.tools));
+        }
+        let shown = match own {
+            None => Shown::Toolset(&suite.tools),
+            Some(own) => Shown::OwnList {
+                tools: &own.tools,
+                toolset_names: &own.toolset_names,
+            },
+        };
+        std::borrow::Cow::Owned(exposed_tools(
+            shown,
+            &suite.pool,
+            &suite.tasks[trial.task],
+            trial.size as usize,
+            self.distractors,
+            trial.sweep_seed,
+        ))
     }
 
     pub fn key(&self, trial: PlannedTrial) -> TrialKey {
@@ -691,6 +733,16 @@ fn file_sha256(path: &Path) -> String {
                 .collect()
         },
     )
+}
+
+/// The local model's SHA-256: the catalogue's pin for a catalogue model (verified when fetched),
+/// else the file's.
+fn local_model_sha256(options: &crate::backend::LocalOptions) -> Option<String> {
+    let pinned = options.model_name.as_deref().and_then(|name| {
+        let model = crate::catalogue::catalogue().get(name)?;
+        Some(model.files.first()?.sha256.clone())
+    });
+    pinned.or_else(|| crate::catalogue::file_sha256(&options.model).ok())
 }
 
 fn git_revision() -> Option<String> {

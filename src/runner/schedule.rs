@@ -4,7 +4,7 @@
 //! flight (they are not recorded, so `--resume` runs them); a spent budget stops new trials; a
 //! backend whose key is rejected stops that backend only. Nothing finished is ever lost.
 
-use super::exposure::{Shown, exposed_tools, gold_position};
+use super::exposure::gold_position;
 use super::output::{RunFolder, TrialLine};
 use super::plan::{PlannedTrial, RunPlan};
 use super::trial::{Halt, ToolListing, TrialOutcome, run_trial};
@@ -219,23 +219,8 @@ fn trial_server(plan: &RunPlan, trial: PlannedTrial) -> Result<Arc<McpServer>, S
     if trial.size == 0 {
         return Ok(Arc::clone(own.map_or(&suite.server, |own| &own.server)));
     }
-    let shown = match own {
-        None => Shown::Toolset(&suite.tools),
-        Some(own) => Shown::OwnList {
-            tools: &own.tools,
-            toolset_names: &own.toolset_names,
-        },
-    };
-    let tools = exposed_tools(
-        shown,
-        &suite.pool,
-        &suite.tasks[trial.task],
-        trial.size as usize,
-        plan.distractors,
-        trial.sweep_seed,
-    );
-    let served =
-        ServedTools::new(tools).map_err(|e| format!("cannot serve the sweep's tools: {e}"))?;
+    let served = ServedTools::new(plan.shown_tools(trial).into_owned())
+        .map_err(|e| format!("cannot serve the sweep's tools: {e}"))?;
     Ok(McpServer::new(ServerConfig::default(), served))
 }
 

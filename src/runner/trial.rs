@@ -158,6 +158,20 @@ pub async fn run_trial(
                     if calls.is_empty() {
                         break;
                     }
+                    // A reply that only repeats calls which already succeeded in this trial has
+                    // nothing new to learn from their results: small models loop like this until
+                    // the turn limit. The repeat is recorded as made, not executed, and ends the
+                    // trial.
+                    if calls.iter().all(|c| repeats_a_success(&record.calls, c)) {
+                        record
+                            .calls
+                            .extend(calls.into_iter().map(|call| ObservedCall {
+                                tool: call.tool,
+                                arguments: call.arguments,
+                                result_is_error: None,
+                            }));
+                        break;
+                    }
                     for call in calls {
                         let (content, is_error, executed) =
                             execute(&client, &call.tool, &call.arguments).await;
@@ -191,6 +205,15 @@ pub async fn run_trial(
         cached_replies,
         cost_usd,
         renamed_tools,
+    })
+}
+
+/// Whether `call` is, tool and arguments alike, a call made earlier that did not fail.
+fn repeats_a_success(made: &[ObservedCall], call: &crate::backend::ToolCallRequest) -> bool {
+    made.iter().any(|earlier| {
+        earlier.result_is_error == Some(false)
+            && earlier.tool == call.tool
+            && earlier.arguments == call.arguments
     })
 }
 

@@ -22,8 +22,8 @@ pub struct BackendProfile {
     pub base_url: Option<String>,
     pub api_key_env: Option<String>,
     pub max_tokens: Option<u32>,
-    /// A GGUF file, for `local` specs.
-    pub model: Option<std::path::PathBuf>,
+    /// The model of `local` specs: a catalogue name or a GGUF file.
+    pub model: Option<String>,
     pub concurrency: Option<u32>,
     pub requests_per_minute: Option<u32>,
     pub tokens_per_minute: Option<u32>,

@@ -12,6 +12,7 @@
 //! | `hang` | never answers |
 //! | `garbage` | 200 with a body that is not JSON |
 //! | `weather` | one `weather_get` call for Oslo |
+//! | `loop` | the same `weather_get` call for Oslo on every turn, tool results or not |
 //! | anything else | text only |
 //!
 //! Once a tool result is in the conversation, it answers with text. `reject_key` makes every
@@ -181,6 +182,10 @@ async fn handle(
     }
     if prompt.contains("flaky") && seen == 1 {
         return error(dialect, 500, "api_error", "internal error");
+    }
+    if prompt.contains("loop") {
+        let id = format!("call_loop_{seen}");
+        return reply(dialect, "", &[(id.as_str(), json!({"city": "Oslo"}))]);
     }
     if answered {
         return reply(dialect, "It is 18 degrees in Oslo.", &[]);

