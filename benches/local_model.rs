@@ -25,9 +25,10 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// Threads for prompts and for generation: `local`'s defaults.
+/// Threads for prompts and for generation: what a run with one local model uses on this 2-core
+/// machine (the cores divided among the run's local models).
 const THREADS_BATCH: i32 = 2;
-const THREADS: i32 = 1;
+const THREADS: i32 = 2;
 
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing: then measure briefly.
@@ -46,7 +47,9 @@ fn main() {
         "| model | llama.cpp prompt, 512 tokens | llama.cpp prompt, 64 tokens after the tool list | llama.cpp generation there | mode | trials | evaluated / generated tokens a trial (median) | trial (median) | llama.cpp for those tokens | ratio (median) |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     for name in &models {
-        let path = mcpick::catalogue::ensure(name).expect("the model").remove(0);
+        let path = mcpick::catalogue::ensure(name)
+            .expect("the model")
+            .remove(0);
         let speed = llama_speed(&backend, &path, &tools, name, quick);
         for mode in ["score", "generate"] {
             let trials = trial_work(&format!("local:{mode}:{name}"), &tools, quick);
@@ -100,19 +103,21 @@ fn llama_speed(
         .with_n_threads(THREADS)
         .with_n_threads_batch(THREADS_BATCH);
     let mut context = model.new_context(backend, params).unwrap();
-    let text = "The quick brown fox jumps over the lazy dog while the weather stays mild. ".repeat(80);
+    let text =
+        "The quick brown fox jumps over the lazy dog while the weather stays mild. ".repeat(80);
     let filler = model.vocab().tokenize(text.as_bytes(), false, false);
-    let decode = |context: &mut llama_cpp_2::context::LlamaContext, tokens: &[LlamaToken], start: usize| {
-        let mut batch = LlamaBatch::new(tokens.len(), 1);
-        for (i, token) in tokens.iter().enumerate() {
-            batch
-                .add(*token, (start + i) as i32, &[0], i + 1 == tokens.len())
-                .unwrap();
-        }
-        let started = Instant::now();
-        context.decode(&mut batch).unwrap();
-        started.elapsed().as_secs_f64()
-    };
+    let decode =
+        |context: &mut llama_cpp_2::context::LlamaContext, tokens: &[LlamaToken], start: usize| {
+            let mut batch = LlamaBatch::new(tokens.len(), 1);
+            for (i, token) in tokens.iter().enumerate() {
+                batch
+                    .add(*token, (start + i) as i32, &[0], i + 1 == tokens.len())
+                    .unwrap();
+            }
+            let started = Instant::now();
+            context.decode(&mut batch).unwrap();
+            started.elapsed().as_secs_f64()
+        };
     let prompt = decode(&mut context, &filler[..512], 0);
     context.clear_kv_cache();
     // The tool list as the model's template shows it: about what a trial's prompt holds.
@@ -154,7 +159,12 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
         .enable_all()
         .build()
         .unwrap();
-    let backend = AnyBackend::parse(spec, &HostedOptions::default()).unwrap();
+    let options = HostedOptions {
+        threads: Some(THREADS as u32),
+        threads_batch: Some(THREADS_BATCH as u32),
+        ..HostedOptions::default()
+    };
+    let backend = AnyBackend::parse(spec, &options).unwrap();
     let AnyBackend::Local(local) = &backend else {
         panic!("{spec} is not a local backend");
     };

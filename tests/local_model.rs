@@ -141,7 +141,11 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
     };
     let a = run(
         &first,
-        &["local:score:smollm2-135m", "local:generate:smollm2-135m", "random"],
+        &[
+            "local:score:smollm2-135m",
+            "local:generate:smollm2-135m",
+            "random",
+        ],
     );
     let b = run(&second, &["local:score:smollm2-135m"]);
     let tasks = a.iter().filter(|l| l["backend"] == "random").count();
@@ -408,8 +412,14 @@ fn qwen_in_its_own_format_parses_its_calls_and_abstains_in_both_modes() {
             .count();
         assert!(abstained >= 3, "{backend}: {abstained} of 6 abstentions");
         let tool_tasks: Vec<&&Value> = mine.iter().filter(|l| !no_call(l)).collect();
-        let called = tool_tasks.iter().filter(|l| l["outcome"] != "no_call").count();
-        assert!(called >= 6, "{backend}: called a tool on {called} of 8 tool tasks");
+        let called = tool_tasks
+            .iter()
+            .filter(|l| l["outcome"] != "no_call")
+            .count();
+        assert!(
+            called >= 6,
+            "{backend}: called a tool on {called} of 8 tool tasks"
+        );
         let malformed = tool_tasks
             .iter()
             .filter(|l| l["outcome"] == "malformed_call")
@@ -422,10 +432,21 @@ fn qwen_in_its_own_format_parses_its_calls_and_abstains_in_both_modes() {
             .filter(|l| l["selection_correct"] == true)
             .count()
     };
-    assert!(right(&score) >= right("random") + 3, "{} vs {}", right(&score), right("random"));
+    assert!(
+        right(&score) >= right("random") + 3,
+        "{} vs {}",
+        right(&score),
+        right("random")
+    );
     // Greedy decoding: a second run gives the same trials.
     let (again, _) = run("second", &[&score]);
-    let key = |l: &&Value| (l["task"].to_string(), l["calls"].to_string(), l["outcome"].to_string());
+    let key = |l: &&Value| {
+        (
+            l["task"].to_string(),
+            l["calls"].to_string(),
+            l["outcome"].to_string(),
+        )
+    };
     let mut before: Vec<_> = by_backend(&lines, &score).iter().map(key).collect();
     let mut after: Vec<_> = again.iter().map(|l| key(&l)).collect();
     before.sort();
@@ -461,9 +482,16 @@ fn the_default_model_beats_bm25_on_the_travel_suite_where_it_is_present() {
         let judged: Vec<&Value> = lines
             .iter()
             .filter(|l| l["backend"] == backend && l["selection_correct"].is_boolean())
-            .filter(|l| l["expected_tools"].as_array().is_some_and(|t| !t.is_empty()))
+            .filter(|l| {
+                l["expected_tools"]
+                    .as_array()
+                    .is_some_and(|t| !t.is_empty())
+            })
             .collect();
-        judged.iter().filter(|l| l["selection_correct"] == true).count() as f64
+        judged
+            .iter()
+            .filter(|l| l["selection_correct"] == true)
+            .count() as f64
             / judged.len() as f64
     };
     assert!(selection("local:score") > selection("bm25"));
@@ -475,5 +503,9 @@ fn the_default_model_beats_bm25_on_the_travel_suite_where_it_is_present() {
         .iter()
         .filter(|l| l["outcome"] == "correct_abstain")
         .count();
-    assert!(abstained * 2 >= no_call.len(), "{abstained} of {}", no_call.len());
+    assert!(
+        abstained * 2 >= no_call.len(),
+        "{abstained} of {}",
+        no_call.len()
+    );
 }

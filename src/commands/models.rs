@@ -41,7 +41,11 @@ pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<O
             failed = true;
         }
     }
-    writeln!(out, "model directory: {} ($MCPICK_MODEL_DIR)", store.dir.display())?;
+    writeln!(
+        out,
+        "model directory: {} ($MCPICK_MODEL_DIR)",
+        store.dir.display()
+    )?;
     writeln!(
         out,
         "| name | kind | what | download | licence | present | files | source |\n|---|---|---|---|---|---|---|---|"
@@ -66,7 +70,12 @@ pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<O
         let parts = model.wheels();
         let source = match parts.as_slice() {
             [one] => format!("PyPI {}", one.wheel),
-            [first, .., last] => format!("PyPI {} … {} ({} wheels)", first.wheel, last.wheel, parts.len()),
+            [first, .., last] => format!(
+                "PyPI {} … {} ({} wheels)",
+                first.wheel,
+                last.wheel,
+                parts.len()
+            ),
             [] => String::new(),
         };
         let files: Vec<&str> = model.files.iter().map(|f| f.name.as_str()).collect();

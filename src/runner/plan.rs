@@ -162,7 +162,12 @@ impl RunPlan {
         let local_models = options
             .backends
             .iter()
-            .map(|spec| config.backend.get(spec).map_or(spec.as_str(), |p| p.spec.as_str()))
+            .map(|spec| {
+                config
+                    .backend
+                    .get(spec)
+                    .map_or(spec.as_str(), |p| p.spec.as_str())
+            })
             .filter(|spec| *spec == "local" || spec.starts_with("local:"))
             .count();
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -175,7 +180,10 @@ impl RunPlan {
                 max_tokens: options.max_tokens,
                 model: options.model.clone(),
                 threads: options.threads.or(Some(threads_each)),
-                threads_batch: options.threads_batch.or(Some(threads_each)),
+                threads_batch: options
+                    .threads_batch
+                    .or(options.threads)
+                    .or(Some(threads_each)),
                 ctx_size: options.ctx_size,
                 temperature: options.temperature,
                 seed: options.seed,
@@ -474,7 +482,11 @@ impl RunPlan {
             .iter()
             .map(|f| f.path.as_path())
             .chain(config_path.as_deref())
-            .map(|path| (path.display().to_string(), file_sha256(path)))
+            .map(|path| {
+                let sha =
+                    crate::catalogue::file_sha256(path).unwrap_or_else(|_| "unreadable".into());
+                (path.display().to_string(), sha)
+            })
             .collect();
         let options_json = serde_json::to_value(options).unwrap_or(Value::Null);
         let hash = {
@@ -721,18 +733,6 @@ fn price_for(
             output_per_mtok: 0.0,
         }),
     }
-}
-
-fn file_sha256(path: &Path) -> String {
-    std::fs::read(path).map_or_else(
-        |_| "unreadable".into(),
-        |bytes| {
-            Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect()
-        },
-    )
 }
 
 /// The local model's SHA-256: the catalogue's pin for a catalogue model (verified when fetched),

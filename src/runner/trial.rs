@@ -162,7 +162,7 @@ pub async fn run_trial(
                     // nothing new to learn from their results: small models loop like this until
                     // the turn limit. The repeat is recorded as made, not executed, and ends the
                     // trial.
-                    if calls.iter().all(|c| repeats_a_success(&record.calls, c)) {
+                    if only_repeats(&record.calls, &calls) {
                         record
                             .calls
                             .extend(calls.into_iter().map(|call| ObservedCall {
@@ -206,6 +206,19 @@ pub async fn run_trial(
         cost_usd,
         renamed_tools,
     })
+}
+
+/// Whether a reply's calls only repeat calls that already succeeded. A written reply that loops
+/// runs into the token limit, so its last call may be cut off: a malformed last call of a tool the
+/// reply already repeats counts as one more repeat.
+fn only_repeats(made: &[ObservedCall], calls: &[crate::backend::ToolCallRequest]) -> bool {
+    let Some((last, before)) = calls.split_last() else {
+        return false;
+    };
+    let cut_off_repeat = matches!(last.arguments, CallArguments::Malformed { .. })
+        && before.iter().any(|c| c.tool == last.tool);
+    before.iter().all(|c| repeats_a_success(made, c))
+        && (repeats_a_success(made, last) || cut_off_repeat)
 }
 
 /// Whether `call` is, tool and arguments alike, a call made earlier that did not fail.
@@ -278,5 +291,65 @@ fn initial_messages(task: &Task) -> Vec<ChatMessage> {
                 },
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::ToolCallRequest;
+
+    fn call(tool: &str, arguments: CallArguments) -> ToolCallRequest {
+        ToolCallRequest {
+            id: String::new(),
+            tool: tool.into(),
+            arguments,
+        }
+    }
+
+    fn parsed(city: &str) -> CallArguments {
+        let mut map = serde_json::Map::new();
+        map.insert("city".into(), Value::from(city));
+        CallArguments::Parsed(map)
+    }
+
+    #[test]
+    fn a_loop_cut_off_by_the_token_limit_is_still_only_repeats() {
+        let made = [ObservedCall {
+            tool: "get_weather".into(),
+            arguments: parsed("Paris"),
+            result_is_error: Some(false),
+        }];
+        let cut = CallArguments::Malformed {
+            raw: "{\"name\": \"get_weather\", \"argu".into(),
+            reason: "not JSON".into(),
+        };
+        let again = call("get_weather", parsed("Paris"));
+        assert!(only_repeats(&made, &[again.clone()]));
+        assert!(only_repeats(
+            &made,
+            &[
+                again.clone(),
+                again.clone(),
+                call("get_weather", cut.clone())
+            ]
+        ));
+        // Something new in the reply, or only a broken call, is not a loop.
+        assert!(!only_repeats(
+            &made,
+            &[again.clone(), call("get_weather", parsed("Rome"))]
+        ));
+        assert!(!only_repeats(&made, &[call("get_weather", cut.clone())]));
+        assert!(!only_repeats(&made, &[again, call("get_time", cut)]));
+        assert!(!only_repeats(&made, &[]));
+        // A call that failed may be retried.
+        let failed = [ObservedCall {
+            result_is_error: Some(true),
+            ..made[0].clone()
+        }];
+        assert!(!only_repeats(
+            &failed,
+            &[call("get_weather", parsed("Paris"))]
+        ));
     }
 }

@@ -13,9 +13,9 @@
 //! same name when the request is left out — a prior that tempers a small model's taste for some
 //! names regardless of the request. `none` winning is an abstention.
 
+use super::LocalBackend;
 use super::engine::{ANY_JSON_OBJECT, Engine, Sampling, Scope};
 use super::prompt::{CallSyntax, choice_prompt, native_messages, native_tools};
-use super::LocalBackend;
 use crate::backend::hosted::parse_arguments;
 use crate::backend::{BackendError, Reply, ToolCallRequest, Turn, last_user_text};
 use llama_cpp_2::token::LlamaToken;
@@ -26,8 +26,6 @@ use serde_json::{Value, json};
 /// half the prior subtracted and about 20% with all of it: the full prior over-corrects towards
 /// names the model finds unlikely on their own.
 const PRIOR_WEIGHT: f64 = 0.5;
-
-
 
 impl LocalBackend {
     pub(super) fn score_native(
@@ -284,7 +282,10 @@ mod tests {
             "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
             "required": ["city"]}});
         let grammar = argument_grammar(&tool);
-        let space: Vec<&str> = grammar.lines().filter(|l| l.starts_with("space ::=")).collect();
+        let space: Vec<&str> = grammar
+            .lines()
+            .filter(|l| l.starts_with("space ::="))
+            .collect();
         assert_eq!(space, ["space ::= | \" \""]);
         assert!(grammar.contains("city"), "{grammar}");
     }

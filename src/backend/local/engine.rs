@@ -6,7 +6,6 @@
 //! a temperature from a seeded stream), optionally under a GBNF grammar.
 
 use crate::backend::BackendError;
-use std::collections::HashMap;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
@@ -14,6 +13,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use std::collections::HashMap;
 
 /// Sequences scored in one batch (sequence 0 holds the prompt).
 pub const CANDIDATES_PER_BATCH: usize = 63;
@@ -45,8 +45,6 @@ struct TrieNode {
 /// Log-probabilities of continuations of one prompt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Continuations {
-    /// log p of each token every candidate starts with, in order.
-    pub shared: Vec<f64>,
     /// log p of each candidate's own tokens, summed.
     pub candidates: Vec<f64>,
     /// The probability that the reply's first token is one of the `openers` asked for.
@@ -102,9 +100,7 @@ impl Engine {
         let add_bos = prompt
             && self.model.vocab().should_add_bos()
             && !(self.bos_text.is_empty() || text.starts_with(&self.bos_text));
-        self.model
-            .vocab()
-            .tokenize(text.as_bytes(), add_bos, true)
+        self.model.vocab().tokenize(text.as_bytes(), add_bos, true)
     }
 
     /// How many of `tokens` it takes for their text to reach `bytes` bytes.
@@ -190,11 +186,6 @@ impl Engine {
         let full: Vec<LlamaToken> = prompt.iter().chain(shared).copied().collect();
         self.check_fits(full.len() + candidates.iter().map(Vec::len).max().unwrap_or(0))?;
         let first_row = self.evaluate(&full, prompt.len().saturating_sub(1))?;
-        let shared_scores: Vec<f64> = shared
-            .iter()
-            .enumerate()
-            .map(|(i, token)| log_prob(self.context.get_logits_ith(first_row + i as i32), *token))
-            .collect();
         let opener_mass = probability_mass(self.context.get_logits_ith(first_row), openers);
         let last_row = first_row + shared.len() as i32;
         let after_shared = self.context.get_logits_ith(last_row).to_vec();
@@ -206,25 +197,33 @@ impl Engine {
         let mut scores = vec![f64::NEG_INFINITY; candidates.len()];
         let all: Vec<usize> = (0..candidates.len()).collect();
         match scope {
-            Scope::All => self.score_group(full.len(), &after_shared, candidates, &all, &mut scores)?,
+            Scope::All => {
+                self.score_group(full.len(), &after_shared, candidates, &all, &mut scores)?
+            }
             Scope::Best => {
                 let top = all
                     .iter()
                     .copied()
                     .max_by(|&a, &b| first[a].total_cmp(&first[b]))
                     .and_then(|k| candidates[k].first().copied());
-                let (leading, rest): (Vec<usize>, Vec<usize>) =
-                    all.iter().partition(|&&k| candidates[k].first().copied() == top);
+                let (leading, rest): (Vec<usize>, Vec<usize>) = all
+                    .iter()
+                    .partition(|&&k| candidates[k].first().copied() == top);
                 self.score_group(full.len(), &after_shared, candidates, &leading, &mut scores)?;
                 let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let contenders: Vec<usize> =
                     rest.into_iter().filter(|&k| first[k] >= best).collect();
-                self.score_group(full.len(), &after_shared, candidates, &contenders, &mut scores)?;
+                self.score_group(
+                    full.len(),
+                    &after_shared,
+                    candidates,
+                    &contenders,
+                    &mut scores,
+                )?;
             }
         }
         tracing::debug!(candidates = candidates.len(), elapsed = ?started.elapsed(), "candidates scored");
         Ok(Continuations {
-            shared: shared_scores,
             candidates: scores,
             opener_mass,
         })
@@ -255,7 +254,11 @@ impl Engine {
                     .map_err(|e| BackendError::Transient(format!("llama.cpp cache: {e}")))?;
                 let mut parent = None;
                 let mut path = Vec::new();
-                for (depth, token) in tokens.iter().take(tokens.len().saturating_sub(1)).enumerate() {
+                for (depth, token) in tokens
+                    .iter()
+                    .take(tokens.len().saturating_sub(1))
+                    .enumerate()
+                {
                     let node = *found.entry((parent, token.0)).or_insert_with(|| {
                         nodes.push(TrieNode {
                             token: *token,
@@ -327,15 +330,10 @@ impl Engine {
         };
         // Sampling at a temperature goes through llama.cpp's sampler chain, grammar first.
         let mut chain = (sampling.temperature > 0.0).then(|| {
-            LlamaSampler::chain_simple(
-                grammar
-                    .take()
-                    .into_iter()
-                    .chain([
-                        LlamaSampler::temp(sampling.temperature),
-                        LlamaSampler::dist(sampling.seed),
-                    ]),
-            )
+            LlamaSampler::chain_simple(grammar.take().into_iter().chain([
+                LlamaSampler::temp(sampling.temperature),
+                LlamaSampler::dist(sampling.seed),
+            ]))
         });
         let started = std::time::Instant::now();
         let mut bytes = Vec::new();

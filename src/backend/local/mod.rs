@@ -27,8 +27,8 @@ pub use reply_text::parse_reply;
 
 use super::{BackendError, Reply, Turn, last_user_text, tool_results};
 use chat_template::ChatTemplate;
-use engine::{ANY_JSON_OBJECT, Engine, Sampling};
 pub use engine::Work;
+use engine::{ANY_JSON_OBJECT, Engine, Sampling};
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::params::LlamaModelParams;
@@ -171,7 +171,10 @@ impl LocalBackend {
                 template,
             },
             Err(e) => {
-                tracing::warn!("{}: {e}; using llama.cpp's built-in template", path.display());
+                tracing::warn!(
+                    "{}: {e}; using llama.cpp's built-in template",
+                    path.display()
+                );
                 Renderer::Builtin(builtin)
             }
         };
@@ -259,7 +262,9 @@ impl LocalBackend {
 
     /// What llama.cpp computed for the last turn.
     pub fn last_work(&self) -> Work {
-        self.last_work.lock().map_or_else(|_| Work::default(), |w| *w)
+        self.last_work
+            .lock()
+            .map_or_else(|_| Work::default(), |w| *w)
     }
 
     /// The prompt's tokens for OpenAI-shaped `messages` (and `tools`, for the native style).

@@ -1,7 +1,8 @@
 //! Reading a model's written reply into tool calls, the way servers that host these models do:
 //! `<tool_call>{"name": …, "arguments": …}</tool_call>` blocks (Qwen, Hermes and their kin; several
 //! blocks are parallel calls, and the last may be cut off by the token limit), else a fenced JSON
-//! block, else a bare JSON object or array of calls. Text with none of these is an answer — the
+//! block, else bare JSON: an object, an array of calls, or several objects one after another (small
+//! models write calls a line each). Text with none of these is an answer — the
 //! model abstained. Something that was meant as a call but does not parse is a malformed call with
 //! its raw text, never an abstention. `{"name": "none"}` is the instructed format's way to decline.
 
@@ -19,18 +20,19 @@ pub fn parse_reply(text: &str) -> Reply {
     let calls = if trimmed.contains(OPEN) {
         tagged_blocks(trimmed)
             .into_iter()
-            .flat_map(|block| calls_in(block, true))
+            .flat_map(calls_in)
             .collect()
     } else if let Some(block) = fenced_block(trimmed) {
-        calls_in(block, true)
-    } else if let Some(start) = trimmed.find(['{', '[']) {
-        let end = trimmed.rfind(['}', ']']).map_or(trimmed.len(), |e| e + 1);
-        let candidate = trimmed.get(start..end.max(start)).unwrap_or_default();
-        // Prose that merely contains a brace is an answer; a reply that opens with JSON, or JSON
-        // that names a tool, was meant as a call.
-        calls_in(candidate, start == 0 || mentions_a_call(candidate))
+        calls_in(block)
     } else {
-        Vec::new()
+        match trimmed.find(['{', '[']) {
+            // Prose that merely contains a brace or some JSON is an answer; a reply that opens
+            // with JSON, or JSON that names a tool, was meant as a call.
+            Some(start) if start == 0 || mentions_a_call(&trimmed[start..]) => {
+                calls_in(&trimmed[start..])
+            }
+            _ => Vec::new(),
+        }
     };
     let declined = calls.iter().all(|c: &ToolCallRequest| c.tool == "none");
     if calls.is_empty() || declined {
@@ -91,29 +93,51 @@ fn mentions_a_call(text: &str) -> bool {
     text.contains("\"name\"") || text.contains("\"arguments\"")
 }
 
-/// The calls one JSON text holds: an object, or an array of objects. `intended` says the text was
-/// meant as a call, so a failure to parse is a malformed call rather than prose.
-fn calls_in(text: &str, intended: bool) -> Vec<ToolCallRequest> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Array(items)) if !items.is_empty() => items.iter().map(call_from).collect(),
-        Ok(value @ Value::Object(_)) => vec![call_from(&value)],
-        Ok(_) | Err(_) if !intended => Vec::new(),
-        Ok(other) => vec![malformed(text, "", format!("a JSON {other} is not a call"))],
-        Err(e) => {
-            // The tool's name may still be readable in a broken object.
-            let name = regex::Regex::new(r#""name"\s*:\s*"([^"]*)""#)
-                .ok()
-                .and_then(|r| r.captures(text).map(|c| c[1].to_string()))
-                .unwrap_or_default();
-            vec![malformed(text, &name, format!("not JSON: {e}"))]
+/// The calls in a text meant as calls: JSON values one after another — objects, or arrays of
+/// objects — up to the end or to prose after them. What does not parse (a value cut off by the token
+/// limit, a broken object) is a malformed call with its raw text.
+fn calls_in(text: &str) -> Vec<ToolCallRequest> {
+    let mut calls = Vec::new();
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    loop {
+        let rest = text
+            .get(values.byte_offset()..)
+            .unwrap_or_default()
+            .trim_start();
+        if rest.is_empty() || (!calls.is_empty() && !rest.starts_with(['{', '['])) {
+            break;
+        }
+        match values.next() {
+            Some(Ok(Value::Array(items))) if !items.is_empty() => {
+                calls.extend(items.iter().map(call_from))
+            }
+            Some(Ok(value @ Value::Object(_))) => calls.push(call_from(&value)),
+            Some(Ok(other)) => {
+                calls.push(malformed(rest, "", format!("a JSON {other} is not a call")));
+                break;
+            }
+            Some(Err(e)) => {
+                // The tool's name may still be readable in a broken object.
+                let name = regex::Regex::new(r#""name"\s*:\s*"([^"]*)""#)
+                    .ok()
+                    .and_then(|r| r.captures(rest).map(|c| c[1].to_string()))
+                    .unwrap_or_default();
+                calls.push(malformed(rest, &name, format!("not JSON: {e}")));
+                break;
+            }
+            None => break,
         }
     }
+    calls
 }
 
 /// One call object: `{"name", "arguments"}`, with `parameters` for `arguments` (Llama's templates)
 /// and an OpenAI-style `{"function": {…}}` wrapper accepted.
 fn call_from(value: &Value) -> ToolCallRequest {
-    let object = value.get("function").filter(|f| f.is_object()).unwrap_or(value);
+    let object = value
+        .get("function")
+        .filter(|f| f.is_object())
+        .unwrap_or(value);
     let raw = value.to_string();
     let Some(name) = object.get("name").and_then(Value::as_str) else {
         return malformed(&raw, "", "no \"name\" string in the call".into());
@@ -166,7 +190,10 @@ mod tests {
             "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n<tool_call>\n{\"name\": \"b\", \"arguments\": {\"x\": 1}}\n</tool_call>",
         );
         assert_eq!(
-            two.calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(),
+            two.calls
+                .iter()
+                .map(|c| c.tool.as_str())
+                .collect::<Vec<_>>(),
             ["a", "b"]
         );
         assert_eq!(two.calls[1].id, "call_2");
@@ -187,17 +214,24 @@ mod tests {
         assert_eq!(fenced.calls[0].tool, "search_flights");
         let bare = parse_reply("{\"name\": \"lock_door\", \"parameters\": {\"door\": \"front\"}}");
         assert_eq!(parsed(&bare, 0)["door"], "front");
-        let array = parse_reply("[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": \"{}\"}]");
+        let array = parse_reply(
+            "[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": \"{}\"}]",
+        );
         assert_eq!(array.calls.len(), 2);
-        let wrapped = parse_reply("{\"type\": \"function\", \"function\": {\"name\": \"a\", \"arguments\": {}}}");
+        let wrapped = parse_reply(
+            "{\"type\": \"function\", \"function\": {\"name\": \"a\", \"arguments\": {}}}",
+        );
         assert_eq!(wrapped.calls[0].tool, "a");
-        let in_prose = parse_reply("Sure: {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}");
+        let in_prose =
+            parse_reply("Sure: {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}");
         assert_eq!(in_prose.calls[0].tool, "get_weather");
     }
 
-    /// Replies Qwen2.5-Coder wrote in `generate` mode on the travel suite (recorded from runs, with
-    /// the tools each one calls): fenced and pretty-printed JSON, bare JSON, prose before a fenced
-    /// call, prose answers, and a stray `<tools></tools>`.
+    /// Replies Qwen2.5-Coder wrote in `generate` mode on the travel suite, recorded from runs with
+    /// the calls each one means (`malformed`: the calls that do not parse): fenced and
+    /// pretty-printed JSON, bare JSON, calls a line each (some cut off by the token limit), prose
+    /// before a fenced call, prose answers, a stray `<tools></tools>`, and the 0.5B's broken
+    /// follow-up turns that nest escaped JSON in `arguments`.
     #[test]
     fn real_replies_recorded_from_the_models_are_read_as_they_were_meant() {
         let recorded = concat!(
@@ -217,10 +251,16 @@ mod tests {
                 .map(|c| c.as_str().unwrap())
                 .collect();
             assert_eq!(tools, expected, "{text}");
-            for call in &reply.calls {
-                assert!(
-                    matches!(call.arguments, CallArguments::Parsed(_)),
-                    "{text}"
+            let malformed: Vec<u64> = record["malformed"]
+                .as_array()
+                .map(|m| m.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default();
+            for (i, call) in reply.calls.iter().enumerate() {
+                let parsed = matches!(call.arguments, CallArguments::Parsed(_));
+                assert_eq!(
+                    parsed,
+                    !malformed.contains(&(i as u64)),
+                    "call {i} of {text}"
                 );
             }
             if expected.is_empty() {
@@ -232,12 +272,40 @@ mod tests {
     }
 
     #[test]
+    fn calls_a_line_each_are_parallel_and_prose_after_them_is_dropped() {
+        let lines = parse_reply(
+            "{\"name\": \"a\", \"arguments\": {}}\n{\"name\": \"b\", \"arguments\": {\"x\": 1}}\n{\"name\": \"c\", \"argu",
+        );
+        let tools: Vec<&str> = lines.calls.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(tools, ["a", "b", "c"]);
+        assert_eq!(parsed(&lines, 1)["x"], 1);
+        assert!(matches!(
+            lines.calls[2].arguments,
+            CallArguments::Malformed { .. }
+        ));
+        let then_prose =
+            parse_reply("{\"name\": \"a\", \"arguments\": {}}\nI called the tool for you.");
+        assert_eq!(then_prose.calls.len(), 1);
+        assert_eq!(parsed(&then_prose, 0).len(), 0);
+    }
+
+    #[test]
     fn text_is_an_answer_and_broken_calls_are_malformed_never_answers() {
         let answer = parse_reply("The capital of France is Paris.");
         assert!(answer.calls.is_empty());
-        assert_eq!(answer.text.as_deref(), Some("The capital of France is Paris."));
-        let prose_with_braces = parse_reply("Use a set like {1, 2} in Python.");
-        assert!(prose_with_braces.calls.is_empty());
+        assert_eq!(
+            answer.text.as_deref(),
+            Some("The capital of France is Paris.")
+        );
+        for prose in [
+            "Use a set like {1, 2} in Python.",
+            "Example: {\"a\": 1} is a JSON object.",
+            "The values [1, 2] are sorted.",
+        ] {
+            let reply = parse_reply(prose);
+            assert!(reply.calls.is_empty(), "{prose}");
+            assert_eq!(reply.text.as_deref(), Some(prose));
+        }
         let none = parse_reply("{\"name\": \"none\", \"arguments\": {}}");
         assert!(none.calls.is_empty());
         for broken in [
