@@ -202,8 +202,9 @@ pub struct ImportMetatoolOptions {
 pub struct RunOptions {
     /// Suite files or directories [default: tasks/].
     pub paths: Vec<std::path::PathBuf>,
-    /// A backend, as KIND[:OPTION]: bm25, random[:SEED], oracle, openai:MODEL, anthropic:MODEL,
-    /// replay:RUN_DIR[#BACKEND], or the name of a profile in the config file. Repeat for several.
+    /// A backend: local[:MODE[:MODEL]], embed, bm25, random[:SEED], oracle, openai:MODEL,
+    /// anthropic:MODEL, replay:RUN_DIR[#BACKEND], or the name of a profile in the config file.
+    /// Repeat for several.
     #[arg(
         long = "backend",
         value_name = "SPEC",

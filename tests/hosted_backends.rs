@@ -271,7 +271,7 @@ fn rejected_key_names_the_variable(dialect: Dialect) {
     );
     // The other backend's trials all finished and were kept; the rejected ones are left to resume.
     let lines = read_trials(&dir.path().join("run"));
-    assert_eq!(lines.iter().filter(|l| l["backend"] == "bm25").count(), 8);
+    assert_eq!(lines.iter().filter(|l| l["backend"] == "bm25").count(), 9);
     assert_eq!(lines.iter().filter(|l| l["backend"] != "bm25").count(), 0);
     // Stopped after the first rejection instead of failing every trial.
     assert_eq!(provider.requests(), 1);
@@ -391,7 +391,7 @@ fn a_spent_budget_stops_new_trials_and_resume_with_more_finishes() {
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
-    assert_eq!(read_trials(&dir.path().join("run")).len(), 8);
+    assert_eq!(read_trials(&dir.path().join("run")).len(), 9);
 }
 
 #[test]

@@ -543,7 +543,7 @@ impl RunPlan {
     }
 
     /// Every trial, suite by suite and task by task.
-    fn trials_by_task(&self) -> Vec<PlannedTrial> {
+    pub(super) fn trials_by_task(&self) -> Vec<PlannedTrial> {
         let sizes = if self.sizes.is_empty() {
             vec![0]
         } else {

@@ -1,24 +1,33 @@
-//! The order a lane runs its trials in. A model's prompt is the tool list (in listing order), then
-//! the conversation; the longer the prefix two consecutive prompts share, the less a local model
-//! evaluates again (its KV cache keeps the last prompt) and the more a provider's prompt cache
-//! serves. Sorting the prompts lexicographically — by the sequence of tools shown, each tool by a
-//! fingerprint of its name, description and schemas, then by the request — makes the sum of shared
-//! prefixes between neighbours as large as it can be (a depth-first walk of the trie of prompts).
-//! A/B arms then run arm by arm (their descriptions differ from the first tool on), a whole-toolset
-//! suite's tasks one after another, and a sweep's trials grouped by the tools they open with. The
-//! order changes no result: every trial is independent and its seed is its own.
+//! The order a lane runs its trials in: for a local model, the order that evaluates least. Its
+//! prompt is the system message (chat templates put a task's own before the tools), the tool list
+//! in listing order, then the conversation, and its KV cache keeps the last prompt: the longer the
+//! prefix two consecutive prompts share, the less it evaluates again. Sorting the prompts
+//! lexicographically — by system message, then by the sequence of tools shown (each tool by a
+//! fingerprint of its name, description and schemas), then by the rest of the conversation — makes
+//! the sum of shared prefixes between neighbours as large as it can be (a depth-first walk of the
+//! trie of prompts). A/B arms then run arm by arm (their descriptions differ from the first tool
+//! on), a whole-toolset suite's tasks one after another, and a sweep's trials grouped by the tools
+//! they open with. Every trial is independent and its seed is its own, so the order changes what is
+//! evaluated, not what is asked; a local run stopped early (Ctrl-C) holds whole arms or sizes
+//! rather than pairs until `--resume` completes them. Hosted lanes keep task order.
 
 use super::plan::{PlannedTrial, RunPlan, fnv1a};
+use crate::backend::AnyBackend;
 use crate::model::{Role, TaskInput, Tool};
 
-/// `trials` reordered, lane by lane, so each lane's consecutive prompts share the longest prefix.
+/// `trials` reordered, lane by lane, so each local lane's consecutive prompts share the longest
+/// prefix. Other lanes keep task order: a provider caches prefixes of its own, not just the last
+/// prompt, and task order keeps a run that a budget stops with its A/B pairs whole.
 pub fn in_prefix_order(plan: &RunPlan, trials: Vec<PlannedTrial>) -> Vec<PlannedTrial> {
     // A sweep draws each condition's tools once, however many backends run it.
     let mut drawn: std::collections::HashMap<(usize, usize, u32, u32), Vec<u64>> =
         std::collections::HashMap::new();
-    let mut keyed: Vec<(usize, String, Vec<u64>, String, PlannedTrial)> = trials
+    let mut keyed: Vec<(usize, Option<PromptKey>, PlannedTrial)> = trials
         .into_iter()
         .map(|trial| {
+            if !matches!(plan.lanes[trial.lane].backend, AnyBackend::Local(_)) {
+                return (trial.lane, None, trial);
+            }
             let condition = (trial.suite, trial.task, trial.size, trial.sweep_seed);
             let tools = drawn
                 .entry(condition)
@@ -26,13 +35,17 @@ pub fn in_prefix_order(plan: &RunPlan, trials: Vec<PlannedTrial>) -> Vec<Planned
                 .clone();
             let task = &plan.suites[trial.suite].tasks[trial.task];
             let (system, rest) = conversation_text(&task.input);
-            (trial.lane, system, tools, rest, trial)
+            (trial.lane, Some((system, tools, rest)), trial)
         })
         .collect();
-    // Stable: trials with identical prompts (repeats) keep their order.
-    keyed.sort_by(|a, b| (a.0, &a.1, &a.2, &a.3).cmp(&(b.0, &b.1, &b.2, &b.3)));
-    keyed.into_iter().map(|(_, _, _, _, trial)| trial).collect()
+    // Stable: trials with identical prompts (repeats), and every trial of a lane left in task
+    // order, keep their order.
+    keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    keyed.into_iter().map(|(_, _, trial)| trial).collect()
 }
+
+/// What orders a local lane's prompts: system message, the tools shown, the rest.
+type PromptKey = (String, Vec<u64>, String);
 
 /// What a tool contributes to a prompt.
 fn fingerprint(tool: &Tool) -> u64 {
@@ -101,6 +114,36 @@ mod tests {
             assert!(shared_tools(&arranged) <= best, "{permutation:?}");
         }
         assert_eq!(best, 2 + 1 + 1);
+    }
+
+    /// A real A/B plan with hosted-style lanes: every trial once, lane after lane, each lane in
+    /// task order (pairs stay together, so a budget that stops a run stops it between pairs).
+    #[test]
+    fn lanes_other_than_local_models_keep_task_order() {
+        #[derive(clap::Parser)]
+        struct Args {
+            #[command(flatten)]
+            run: crate::cli::RunOptions,
+        }
+        let args = <Args as clap::Parser>::parse_from([
+            "mcpick",
+            "tasks/travel.toml",
+            "--variant",
+            "travel-terse",
+            "--variant",
+            "travel-rich",
+            "--backend",
+            "random",
+            "--backend",
+            "bm25",
+        ]);
+        let plan = RunPlan::resolve(&args.run).unwrap();
+        let key = |t: &PlannedTrial| (t.lane, t.suite, t.task, t.size, t.sweep_seed, t.repeat);
+        let mut planned: Vec<_> = plan.trials_by_task().iter().map(key).collect();
+        let ordered: Vec<_> = plan.trials().iter().map(key).collect();
+        assert_eq!(ordered.len(), 2 * 2 * 53);
+        planned.sort_by_key(|t| t.0);
+        assert_eq!(ordered, planned);
     }
 
     fn permute(order: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
