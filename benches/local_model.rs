@@ -8,7 +8,8 @@
 //! llama.cpp needs for exactly that at the measured rates; the ratio of the trial's time to that is
 //! mcpick's overhead (the goal: within 1.5×). A recorded benchmark: `cargo bench --bench
 //! local_model` prints the tables `benches/README.md` keeps. Models come from `$MCPICK_MODEL_DIR`
-//! (or the default folder), fetched once; `MCPICK_BENCH_MODELS=a,b` picks which.
+//! (or the default folder), fetched once; `MCPICK_BENCH_MODELS=a,b` picks which and
+//! `MCPICK_BENCH_TASKS=N` how many trials each mode gets (default 12).
 
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
@@ -154,7 +155,14 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
         PathBuf::from("tasks/travel.toml"),
     ]);
     let suite = &workspace.suites[0];
-    let tasks = if quick { 2 } else { 12 };
+    let tasks = if quick {
+        2
+    } else {
+        std::env::var("MCPICK_BENCH_TASKS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(12)
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -23,7 +23,7 @@ mod engine;
 mod prompt;
 mod reply_text;
 
-pub use reply_text::parse_reply;
+use reply_text::parse_reply;
 
 use super::{BackendError, Reply, Turn, last_user_text, tool_results};
 use chat_template::ChatTemplate;
