@@ -325,7 +325,7 @@ mod tests {
             reason: "not JSON".into(),
         };
         let again = call("get_weather", parsed("Paris"));
-        assert!(only_repeats(&made, &[again.clone()]));
+        assert!(only_repeats(&made, std::slice::from_ref(&again)));
         assert!(only_repeats(
             &made,
             &[

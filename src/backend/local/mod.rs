@@ -91,7 +91,8 @@ pub struct LocalOptions {
 enum Renderer {
     /// The GGUF's Jinja template; `syntax` is set when it shows tools (the native style).
     Jinja {
-        template: ChatTemplate,
+        // Boxed: a compiled template is large beside llama.cpp's handle.
+        template: Box<ChatTemplate>,
         syntax: Option<CallSyntax>,
     },
     /// llama.cpp's built-in rendering of the template's family, for Jinja that does not compile
@@ -168,7 +169,7 @@ impl LocalBackend {
         {
             Ok(template) => Renderer::Jinja {
                 syntax: CallSyntax::of(&template),
-                template,
+                template: Box::new(template),
             },
             Err(e) => {
                 tracing::warn!(

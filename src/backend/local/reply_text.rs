@@ -117,18 +117,26 @@ fn calls_in(text: &str) -> Vec<ToolCallRequest> {
                 break;
             }
             Some(Err(e)) => {
-                // The tool's name may still be readable in a broken object.
-                let name = regex::Regex::new(r#""name"\s*:\s*"([^"]*)""#)
-                    .ok()
-                    .and_then(|r| r.captures(rest).map(|c| c[1].to_string()))
-                    .unwrap_or_default();
-                calls.push(malformed(rest, &name, format!("not JSON: {e}")));
+                calls.push(malformed(
+                    rest,
+                    &readable_name(rest),
+                    format!("not JSON: {e}"),
+                ));
                 break;
             }
             None => break,
         }
     }
     calls
+}
+
+/// The tool's name, where a broken call object still shows it.
+fn readable_name(text: &str) -> String {
+    static NAME: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| regex::Regex::new(r#""name"\s*:\s*"([^"]*)""#).ok())
+        .as_ref()
+        .and_then(|r| r.captures(text).map(|c| c[1].to_string()))
+        .unwrap_or_default()
 }
 
 /// One call object: `{"name", "arguments"}`, with `parameters` for `arguments` (Llama's templates)
