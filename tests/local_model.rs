@@ -49,6 +49,26 @@ fn mcpick(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `mcpick run SUITE --backend …` with `extra` options into `folder`, which must succeed; its trials.
+fn run_ok(suite: &str, backends: &[&str], extra: &[&str], folder: &Path) -> Vec<Value> {
+    let mut args = vec!["run", suite];
+    for backend in backends {
+        args.extend(["--backend", backend]);
+    }
+    args.extend(extra);
+    args.extend(["--out", folder.to_str().unwrap()]);
+    let output = mcpick(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!("{stdout}");
+    read_trials(folder)
+}
+
 fn accuracy(lines: &[Value], backend: &str) -> f64 {
     let mine: Vec<&Value> = lines.iter().filter(|l| l["backend"] == backend).collect();
     let right = mine
@@ -122,23 +142,8 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
     let suite_path = out.path().join("home10.toml");
     std::fs::write(&suite_path, SMALL_SUITE).unwrap();
     let suite = suite_path.to_str().unwrap();
-    let run = |folder: &Path, backends: &[&str]| {
-        let mut args = vec!["run", suite];
-        for backend in backends {
-            args.extend(["--backend", backend]);
-        }
-        args.extend(["--max-tokens", "96", "--out", folder.to_str().unwrap()]);
-        let output = mcpick(&args);
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        eprintln!("{stdout}");
-        read_trials(folder)
-    };
+    let run =
+        |folder: &Path, backends: &[&str]| run_ok(suite, backends, &["--max-tokens", "96"], folder);
     let a = run(
         &first,
         &[
@@ -373,26 +378,15 @@ fn qwen_in_its_own_format_parses_its_calls_and_abstains_in_both_modes() {
     let generate = format!("local:generate:{QWEN}");
     let run = |folder: &str, backends: &[&str]| {
         let folder = out.path().join(folder);
-        let mut args = vec!["run", suite.to_str().unwrap()];
-        for backend in backends {
-            args.extend(["--backend", backend]);
-        }
         // One thread each in both runs: llama.cpp's sums depend on how many threads split them,
         // so only runs with the same threads give the same trials (a close pick can flip). Two
         // turns: the written mode's calls and abstentions are in the first; the 0.5B then tends
         // to repeat its calls until the turn limit, which costs minutes and tests nothing more.
-        args.extend(["--threads", "1", "--threads-batch", "1", "--max-turns", "2"]);
-        args.extend(["--out", folder.to_str().unwrap()]);
-        let output = mcpick(&args);
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        eprintln!("{stdout}");
-        (read_trials(&folder), folder)
+        let extra = ["--threads", "1", "--threads-batch", "1", "--max-turns", "2"];
+        (
+            run_ok(suite.to_str().unwrap(), backends, &extra, &folder),
+            folder,
+        )
     };
     let (lines, folder) = run("first", &[&score, &generate, "random"]);
     let manifest: Value =
