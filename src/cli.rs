@@ -280,7 +280,7 @@ pub struct RunOptions {
     /// Threads a `local` model evaluates prompts with [default: as --threads].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads_batch: Option<u32>,
-    /// Context size of a `local` model, in tokens [default: 8192].
+    /// Context size of a `local` model, in tokens [default: the model's own, at most 16384].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(256..=1048576))]
     pub ctx_size: Option<u32>,
     /// Sampling temperature of a `local` model [default: 0, greedy decoding].

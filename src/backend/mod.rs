@@ -205,7 +205,7 @@ impl AnyBackend {
                     model_name,
                     threads: hosted.threads.unwrap_or(1),
                     threads_batch: hosted.threads_batch.unwrap_or(2),
-                    ctx_size: hosted.ctx_size.unwrap_or(8192),
+                    ctx_size: hosted.ctx_size,
                     max_tokens: hosted.max_tokens.unwrap_or(256),
                     temperature: hosted.temperature.unwrap_or(0.0),
                     seed: hosted.seed.unwrap_or(0),

@@ -78,7 +78,8 @@ pub struct LocalOptions {
     pub threads: u32,
     /// Threads for evaluating prompts (this does gain from more).
     pub threads_batch: u32,
-    pub ctx_size: u32,
+    /// Context size in tokens; `None`: the model's own, at most `DEFAULT_CTX_SIZE`.
+    pub ctx_size: Option<u32>,
     /// Longest generated reply, in tokens.
     pub max_tokens: u32,
     /// 0 decodes greedily; above 0, tokens are drawn at this temperature from a stream seeded by
@@ -86,6 +87,10 @@ pub struct LocalOptions {
     pub temperature: f32,
     pub seed: u32,
 }
+
+/// The context a model gets unless `--ctx-size` says otherwise (or the model was trained on less):
+/// room for the travel suite's rich descriptions (8,221 tokens in Qwen's template) and a few turns.
+pub const DEFAULT_CTX_SIZE: u32 = 16384;
 
 /// How prompts are made from the conversation.
 enum Renderer {
@@ -179,9 +184,13 @@ impl LocalBackend {
                 Renderer::Builtin(builtin)
             }
         };
+        let ctx_size = options
+            .ctx_size
+            .unwrap_or_else(|| model.n_ctx_train().min(DEFAULT_CTX_SIZE))
+            .max(256);
         let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(options.ctx_size.max(256)))
-            .with_n_batch(options.ctx_size.max(256))
+            .with_n_ctx(NonZeroU32::new(ctx_size))
+            .with_n_batch(ctx_size)
             .with_n_threads(options.threads.max(1) as i32)
             .with_n_threads_batch(options.threads_batch.max(1) as i32)
             // Candidates are scored as parallel sequences sharing the prompt's cells.
