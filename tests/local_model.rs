@@ -142,8 +142,17 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
     let suite_path = out.path().join("home10.toml");
     std::fs::write(&suite_path, SMALL_SUITE).unwrap();
     let suite = suite_path.to_str().unwrap();
-    let run =
-        |folder: &Path, backends: &[&str]| run_ok(suite, backends, &["--max-tokens", "96"], folder);
+    // The same threads in both runs (the default divides the cores among a run's local models, and
+    // llama.cpp's sums depend on how many threads split them).
+    let extra = [
+        "--max-tokens",
+        "96",
+        "--threads",
+        "1",
+        "--threads-batch",
+        "1",
+    ];
+    let run = |folder: &Path, backends: &[&str]| run_ok(suite, backends, &extra, folder);
     let a = run(
         &first,
         &[
