@@ -42,8 +42,7 @@ fn main() {
                 .to_vec()
         });
     let tools = travel_tools();
-    let mut backend = LlamaBackend::init().unwrap();
-    backend.void_logs();
+    let backend = mcpick::backend::llama_backend().unwrap();
     println!(
         "| model | llama.cpp prompt, 512 tokens | llama.cpp prompt, 64 tokens after the tool list | llama.cpp generation there | mode | trials | evaluated / generated tokens a trial (median) | trial (median) | llama.cpp for those tokens | ratio (median) |\n|---|---|---|---|---|---|---|---|---|---|"
     );
@@ -51,7 +50,7 @@ fn main() {
         let path = mcpick::catalogue::ensure(name)
             .expect("the model")
             .remove(0);
-        let speed = llama_speed(&backend, &path, &tools, name, quick);
+        let speed = llama_speed(backend, &path, &tools, name, quick);
         for mode in ["score", "generate"] {
             let trials = trial_work(&format!("local:{mode}:{name}"), &tools, quick);
             report(name, mode, &speed, &trials);

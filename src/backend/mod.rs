@@ -18,7 +18,7 @@ pub use anthropic::AnthropicBackend;
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
-pub use local::{LocalBackend, LocalMode, LocalOptions, Work};
+pub use local::{LocalBackend, LocalMode, LocalOptions, Work, llama_backend};
 pub use openai::OpenAiBackend;
 pub use oracle::{OracleBackend, oracle_arguments};
 pub use provider_names::ToolNameMap;

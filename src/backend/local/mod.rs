@@ -127,8 +127,9 @@ impl std::fmt::Debug for LocalBackend {
     }
 }
 
-/// llama.cpp's global state, initialised once per process.
-fn llama_backend() -> Result<&'static LlamaBackend, String> {
+/// llama.cpp's global state, initialised once per process (llama.cpp refuses a second start, so
+/// whatever else in the process calls llama.cpp directly — the benchmark — takes it from here).
+pub fn llama_backend() -> Result<&'static LlamaBackend, String> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
