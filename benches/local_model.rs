@@ -2,7 +2,8 @@
 //! measures llama.cpp itself — the same library and build mcpick links, called directly: prompt
 //! evaluation of 512 tokens from an empty context, then of 64 tokens on top of the travel suite's
 //! tool list (the position a trial's request is evaluated at), and generation at that position,
-//! with the thread counts `local` uses — and then `local` (score mode) and `local:generate` trials
+//! with the thread counts and context settings `local` uses (flash attention off), and once more
+//! with llama.cpp's default flash attention for comparison — and then `local` (score mode) and `local:generate` trials
 //! on the travel suite through the same code a run uses. For every trial it takes what llama.cpp
 //! computed (tokens evaluated in batches after the reused prefix, tokens generated) and the time
 //! llama.cpp needs for exactly that at the measured rates; the ratio of the trial's time to that is
@@ -17,6 +18,9 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_sys_2::{
+    LLAMA_FLASH_ATTN_TYPE_AUTO, LLAMA_FLASH_ATTN_TYPE_DISABLED, llama_flash_attn_type,
+};
 use mcpick::backend::{AnyBackend, ChatMessage, HostedOptions, Turn};
 use mcpick::load::Workspace;
 use mcpick::mcp::ServedTools;
@@ -46,21 +50,49 @@ fn main() {
     println!(
         "| model | llama.cpp prompt, 512 tokens | llama.cpp prompt, 64 tokens after the tool list | llama.cpp generation there | mode | trials | evaluated / generated tokens a trial (median) | trial (median) | llama.cpp for those tokens | ratio (median) |\n|---|---|---|---|---|---|---|---|---|---|"
     );
+    let mut attention = Vec::new();
     for name in &models {
         let path = mcpick::catalogue::ensure(name)
             .expect("the model")
             .remove(0);
-        let speed = llama_speed(backend, &path, &tools, name, quick);
+        let speed = llama_speed(
+            backend,
+            &path,
+            &tools,
+            name,
+            quick,
+            LLAMA_FLASH_ATTN_TYPE_DISABLED,
+        );
+        let default = llama_speed(
+            backend,
+            &path,
+            &tools,
+            name,
+            quick,
+            LLAMA_FLASH_ATTN_TYPE_AUTO,
+        );
+        attention.push((name, default, "llama.cpp's default (flash attention on)"));
         for mode in ["score", "generate"] {
             let trials = trial_work(&format!("local:{mode}:{name}"), &tools, quick);
             report(name, mode, &speed, &trials);
         }
+        attention.push((name, speed, "mcpick's (flash attention off)"));
+    }
+    println!(
+        "\n| model | context settings | prompt, 512 tokens | 16 tokens after the tool list | 64 tokens there | generation there |\n|---|---|---|---|---|---|"
+    );
+    for (name, speed, settings) in attention {
+        println!(
+            "| {name} | {settings} | {:.0} tokens/s | {:.0} tokens/s | {:.0} tokens/s | {:.1} tokens/s |",
+            speed.prompt, speed.prompt_small, speed.prompt_deep, speed.generate_deep
+        );
     }
 }
 
 /// llama.cpp's rates, tokens per second.
 struct Speed {
     prompt: f64,
+    prompt_small: f64,
     prompt_deep: f64,
     generate_deep: f64,
     depth: usize,
@@ -88,20 +120,24 @@ fn travel_tools() -> Vec<Value> {
 }
 
 /// Prompt evaluation from empty and after the tool list, and generation after it, straight
-/// through llama.cpp.
+/// through llama.cpp, in a context set up as `local` sets up its own but for `flash_attention`.
 fn llama_speed(
     backend: &LlamaBackend,
     path: &PathBuf,
     tools: &[Value],
     name: &str,
     quick: bool,
+    flash_attention: llama_flash_attn_type,
 ) -> Speed {
     let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).unwrap();
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(16384))
         .with_n_batch(16384)
         .with_n_threads(THREADS)
-        .with_n_threads_batch(THREADS_BATCH);
+        .with_n_threads_batch(THREADS_BATCH)
+        .with_n_seq_max(64)
+        .with_kv_unified(true)
+        .with_flash_attention_policy(flash_attention);
     let mut context = model.new_context(backend, params).unwrap();
     let text =
         "The quick brown fox jumps over the lazy dog while the weather stays mild. ".repeat(80);
@@ -129,6 +165,10 @@ fn llama_speed(
     }
     let depth = deep.len();
     decode(&mut context, &deep, 0);
+    let prompt_small = decode(&mut context, &filler[..16], depth);
+    context
+        .clear_kv_cache_seq(Some(0), Some(depth as u32), None)
+        .unwrap();
     let prompt_deep = decode(&mut context, &filler[..64], depth);
     let generate = if quick { 4 } else { 48 };
     let started = Instant::now();
@@ -140,6 +180,7 @@ fn llama_speed(
     let generate_deep = generate as f64 / started.elapsed().as_secs_f64();
     Speed {
         prompt: 512.0 / prompt,
+        prompt_small: 16.0 / prompt_small,
         prompt_deep: 64.0 / prompt_deep,
         generate_deep,
         depth,

@@ -137,8 +137,14 @@ impl Engine {
     }
 
     /// Puts `tokens` in sequence 0, evaluating only what differs from what is there, with logits
-    /// for every position from `logits_from` on. Returns the batch row of position `logits_from`.
-    fn evaluate(&mut self, tokens: &[LlamaToken], logits_from: usize) -> Result<i32, BackendError> {
+    /// at the positions `wanted` (ascending; llama.cpp computes the output layer, a 151,936-wide
+    /// product on Qwen, only for rows that ask). Returns the batch rows of those positions.
+    fn evaluate(
+        &mut self,
+        tokens: &[LlamaToken],
+        wanted: &[usize],
+    ) -> Result<Vec<i32>, BackendError> {
+        let first_wanted = wanted.first().copied().unwrap_or(tokens.len());
         let common = self
             .cached
             .iter()
@@ -146,7 +152,7 @@ impl Engine {
             .take_while(|(a, b)| a == b)
             .count()
             // Positions that need logits are decoded again.
-            .min(logits_from);
+            .min(first_wanted);
         self.context
             .clear_kv_cache_seq(Some(0), Some(common as u32), None)
             .map_err(|e| BackendError::Transient(format!("llama.cpp cache: {e}")))?;
@@ -156,7 +162,12 @@ impl Engine {
         let mut batch = LlamaBatch::new(fresh.len().max(1), 1);
         for (i, token) in fresh.iter().enumerate() {
             batch
-                .add(*token, (common + i) as i32, &[0], common + i >= logits_from)
+                .add(
+                    *token,
+                    (common + i) as i32,
+                    &[0],
+                    wanted.contains(&(common + i)),
+                )
                 .map_err(|e| BackendError::Transient(format!("llama.cpp batch: {e}")))?;
         }
         self.context
@@ -165,7 +176,7 @@ impl Engine {
         tracing::debug!(reused = common, evaluated = fresh.len(), elapsed = ?started.elapsed(), "prompt evaluated");
         self.work.batched += fresh.len() as u64;
         self.cached = tokens.to_vec();
-        Ok((logits_from - common) as i32)
+        Ok(wanted.iter().map(|&p| (p - common) as i32).collect())
     }
 
     /// Scores continuations of `prompt`: `shared` (tokens every candidate starts with), then each
@@ -185,10 +196,11 @@ impl Engine {
     ) -> Result<Continuations, BackendError> {
         let full: Vec<LlamaToken> = prompt.iter().chain(shared).copied().collect();
         self.check_fits(full.len() + candidates.iter().map(Vec::len).max().unwrap_or(0))?;
-        let first_row = self.evaluate(&full, prompt.len().saturating_sub(1))?;
-        let opener_mass = probability_mass(self.context.get_logits_ith(first_row), openers);
-        let last_row = first_row + shared.len() as i32;
-        let after_shared = self.context.get_logits_ith(last_row).to_vec();
+        // Logits where the reply starts (is it a call?) and after the shared opening (which name?).
+        let at_reply = prompt.len().saturating_sub(1);
+        let rows = self.evaluate(&full, &[at_reply, full.len().saturating_sub(1)])?;
+        let opener_mass = probability_mass(self.context.get_logits_ith(rows[0]), openers);
+        let after_shared = self.context.get_logits_ith(rows[rows.len() - 1]).to_vec();
         let started = std::time::Instant::now();
         let first: Vec<f64> = candidates
             .iter()
@@ -315,7 +327,7 @@ impl Engine {
         sampling: Sampling,
     ) -> Result<(String, u64), BackendError> {
         self.check_fits(prompt.len())?;
-        self.evaluate(prompt, prompt.len().saturating_sub(1))?;
+        self.evaluate(prompt, &[prompt.len().saturating_sub(1)])?;
         let mut grammar = match grammar {
             // A grammar llama.cpp cannot use (a schema construct its converter gets wrong) falls
             // back to "any JSON object": the reply still parses, the schema is checked by the tool.

@@ -196,7 +196,13 @@ impl LocalBackend {
             .with_n_threads_batch(options.threads_batch.max(1) as i32)
             // Candidates are scored as parallel sequences sharing the prompt's cells.
             .with_n_seq_max(engine::CANDIDATES_PER_BATCH as u32 + 1)
-            .with_kv_unified(true);
+            .with_kv_unified(true)
+            // llama.cpp's CPU flash attention takes its fast tiled path only for batches of 64
+            // tokens or more; a trial's batches (a request's tail, candidate names, one generated
+            // token) are smaller and sit behind a 5,000-token tool list, where the plain path is
+            // up to twice as fast (`benches/README.md`). The tool list itself, evaluated once a
+            // run, is the one batch that would gain from it.
+            .with_flash_attention_policy(llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED);
         let context = model
             .new_context(backend, params)
             .map_err(|e| format!("{}: cannot create a context: {e}", path.display()))?;
