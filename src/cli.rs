@@ -118,6 +118,11 @@ fn one() -> u32 {
     1
 }
 
+/// `--max-retry-wait` for manifests written before it existed: its default (unbounded waits hung).
+fn default_max_retry_wait() -> f64 {
+    60.0
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Text,
@@ -305,6 +310,12 @@ pub struct RunOptions {
     /// honouring Retry-After). After the last one the trial is scored `error`.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub max_retries: u32,
+    /// The longest wait a server's Retry-After is honoured for, in seconds. A server asking for more
+    /// (`Retry-After: 86400`, a date days ahead) gets no retry: the trial is recorded as an error
+    /// saying so, and `--resume` runs it later.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[serde(default = "default_max_retry_wait")]
+    pub max_retry_wait: f64,
     /// Stop starting trials once the run has cost this many US dollars (prices per model from the
     /// built-in table, `--price` or the config file).
     #[arg(long, value_name = "USD")]

@@ -23,6 +23,8 @@
 //! | [`score`] | pure scoring: the outcome taxonomy, BFCL-style argument matching, tallies with Wilson intervals |
 //! | [`analysis`] | a run's trials as a polars DataFrame (and `trials.parquet`); A/B pairs, size curves, position bias and confusion as queries; the statistics (McNemar, bootstrap, logistic fit, power) |
 //! | [`report`] | exporters: the Markdown sections of `summary.md` and the self-contained `report.html` with inline SVG charts |
+//! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
+//! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
 //! | [`mcp`] | the MCP protocol: JSON-RPC frames, the server's methods, stdio / HTTP / in-memory transports, the client |
 
 pub mod analysis;
@@ -30,7 +32,11 @@ pub mod backend;
 pub mod catalogue;
 pub mod cli;
 pub mod commands;
+pub mod file_replace;
 pub mod import;
+pub mod interrupt;
+#[cfg(test)]
+mod json_strategy;
 pub mod lint;
 pub mod load;
 pub mod mcp;

@@ -457,3 +457,76 @@ fn a_valid_workspace_has_no_diagnostics() {
         "城市"
     );
 }
+
+/// Tool names as `toolsets/README.md` documents them: an empty name is an error; characters outside
+/// SEP-986's `A-Z a-z 0-9 _ - .` and names past 64 characters are warnings at the name's line (MCP
+/// says SHOULD, and the SDKs accept such tools; provider names are sanitised on the way out).
+#[test]
+fn tool_names_are_checked_as_the_toolset_readme_says() {
+    let long = "a".repeat(65);
+    let text = format!(
+        "format = 1\nname = \"names\"\n\n[[tool]]\nname = \"get weather!\"\ndescription = \"Current weather for one city.\"\n\n[[tool]]\nname = \"{long}\"\ndescription = \"Current weather for one city.\"\n"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toolsets/names.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    let workspace = Workspace::load(std::slice::from_ref(&path));
+    let diagnostics: Vec<&Diagnostic> = workspace
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .collect();
+    assert!(!workspace.has_errors(), "{diagnostics:?}");
+    let warning = |wording: &str| {
+        diagnostics
+            .iter()
+            .find(|d| !d.is_error() && d.to_string().contains(wording))
+            .unwrap_or_else(|| panic!("no warning with {wording:?} in {diagnostics:?}"))
+            .line
+    };
+    assert_eq!(warning("contains ' '"), Some(5));
+    assert_eq!(warning("is 65 characters"), Some(9));
+
+    std::fs::write(
+        &path,
+        "format = 1\n[[tool]]\nname = \"\"\ndescription = \"x\"\n",
+    )
+    .unwrap();
+    let workspace = Workspace::load(std::slice::from_ref(&path));
+    assert!(workspace.has_errors());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+    /// Fuzzing the loaders: a valid toolset and suite with a stretch cut out or bytes spliced in
+    /// load without a panic, and every error names the damaged file.
+    #[test]
+    fn damaged_toolsets_and_suites_get_diagnostics_never_a_panic(
+        which in 0usize..2,
+        at in 0.0f64..1.0,
+        cut in 0usize..40,
+        splice in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+    ) {
+        const SUITE: &str = "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"t1\"\nprompt = \"Weather in Paris?\"\nexpect = [{ tool = \"get_weather\", args = { city = \"Paris\" } }]\n\n[[task]]\nid = \"t2\"\nprompt = \"Hello\"\nexpect_no_call = true\n";
+        let dir = tempfile::tempdir().unwrap();
+        let files = [("toolsets/weather.toml", TOOLSET), ("tasks/s.toml", SUITE)];
+        write_files(dir.path(), &files);
+        let (damaged, text) = files[which];
+        let mut bytes = text.as_bytes().to_vec();
+        let start = ((bytes.len() as f64) * at) as usize;
+        let end = (start + cut).min(bytes.len());
+        bytes.splice(start..end, splice);
+        let path = dir.path().join(damaged);
+        std::fs::write(&path, &bytes).unwrap();
+        let workspace = Workspace::load(&[dir.path().join("toolsets"), dir.path().join("tasks")]);
+        for diagnostic in workspace.files.iter().flat_map(|f| &f.diagnostics) {
+            if diagnostic.is_error() {
+                proptest::prop_assert!(
+                    diagnostic.path.starts_with(dir.path()),
+                    "{diagnostic}"
+                );
+            }
+        }
+    }
+}

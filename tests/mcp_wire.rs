@@ -478,6 +478,14 @@ async fn malformed_input_gets_errors_and_the_server_keeps_serving(transport: Tra
         (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, -32600),
         (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, -32600),
         (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}"#,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["get_weather"]}"#,
+            -32602,
+        ),
     ] {
         let mut answer = wire.send_raw(input).await;
         if answer.is_empty() {
@@ -1228,6 +1236,119 @@ async fn http_host_and_origin_must_name_this_machine() {
         )
         .await;
         assert_eq!(status, 200, "{host}: {body}");
+    }
+}
+
+/// The status line's code for a request written byte for byte (a client library would merge or
+/// refuse the duplicate headers these cases need).
+async fn raw_http_status(url: &str, headers: &[&str], body: &str) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let mut request = String::from("POST /mcp HTTP/1.1\r\n");
+    for header in headers {
+        request += &format!("{header}\r\n");
+    }
+    request += &format!(
+        "Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {answer:?}"))
+}
+
+// 31: the guard cannot be walked around: loose Host and Origin forms, duplicates, look-alike media
+// types.
+#[tokio::test]
+async fn http_host_origin_and_content_type_are_parsed_strictly() {
+    let wire = Wire::start(Transport::Http, &[]).await;
+    let url = wire.url().to_string();
+    let body = initialize_body().to_string();
+    let json = "Content-Type: application/json";
+    for (headers, expected) in [
+        (vec!["Host: [::1]evil.example", json], 403),
+        (vec!["Host: localhost:evil", json], 403),
+        (vec!["Host: 127.0.0.1", "Host: evil.example", json], 400),
+        (vec!["Host: evil.example", "Host: 127.0.0.1", json], 400),
+        (
+            vec!["Host: 127.0.0.1", "Origin: http://[::1]evil.example", json],
+            403,
+        ),
+        (
+            vec![
+                "Host: 127.0.0.1",
+                "Origin: http://localhost",
+                "Origin: http://evil.example",
+                json,
+            ],
+            400,
+        ),
+        (
+            vec!["Host: 127.0.0.1", "Content-Type: application/jsonp"],
+            415,
+        ),
+        (
+            vec![
+                "Host: 127.0.0.1",
+                "Content-Type: application/json-patch+json",
+            ],
+            415,
+        ),
+        (
+            vec!["Host: 127.0.0.1", json, "Content-Type: text/plain"],
+            415,
+        ),
+        (
+            vec![
+                "Host: 127.0.0.1",
+                "Origin: http://127.0.0.1",
+                "Content-Type: application/json; charset=utf-8",
+            ],
+            200,
+        ),
+    ] {
+        let status = raw_http_status(&url, &headers, &body).await;
+        assert_eq!(status, expected, "{headers:?}");
+    }
+}
+
+// Bounds on what a client can make the server wait for or read: a body declared past the 64 MiB
+// message limit is refused before a byte of it is read, and a declared body that never comes is
+// cut off after 30 s with a 408.
+#[tokio::test]
+async fn http_bodies_are_bounded_in_size_and_in_time() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let wire = Wire::start(Transport::Http, &[]).await;
+    let address = wire
+        .url()
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let head = |length: u64| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {length}\r\n\r\n"
+        )
+    };
+    for (length, expected) in [(100_000_000u64, " 413 "), (1000, " 408 ")] {
+        let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+        stream.write_all(head(length).as_bytes()).await.unwrap();
+        let mut answer = vec![0u8; 256];
+        let read = tokio::time::timeout(Duration::from_secs(45), stream.read(&mut answer))
+            .await
+            .expect("an answer, not a wait")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&answer[..read]);
+        assert!(
+            answer.starts_with("HTTP/1.1") && answer.contains(expected),
+            "{length}: {answer}"
+        );
     }
 }
 

@@ -124,23 +124,82 @@ fn a_killed_run_resumes_with_every_trial_exactly_once() {
     resume_and_check(dir.path(), stopped_with);
 }
 
-#[test]
-fn ctrl_c_stops_cleanly_and_resume_finishes() {
+/// Ctrl-C, and SIGTERM (what Kubernetes and Slurm send), stop the run cleanly: what finished is
+/// kept, the summary is written, and `--resume` finishes the rest.
+fn a_signal_stops_cleanly_and_resume_finishes(signal: &str) {
     let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
     let dir = workspace();
     let child = start_run(dir.path(), &provider);
     wait_for_some_trials(dir.path());
     let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert_eq!(output.status.code(), Some(130), "{signal}: {stdout}");
     assert!(stdout.contains("mcpick run --resume run"), "{stdout}");
     // The summary was written from what finished.
     assert!(dir.path().join("run/summary.md").exists());
     let stopped_with = lines(dir.path()).len();
     resume_and_check(dir.path(), stopped_with);
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_resume_finishes() {
+    a_signal_stops_cleanly_and_resume_finishes("-INT");
+}
+
+#[test]
+fn sigterm_stops_cleanly_and_resume_finishes() {
+    a_signal_stops_cleanly_and_resume_finishes("-TERM");
+}
+
+/// `kill -9` at any moment of a resume's start — while it rewrites the manifest among others —
+/// leaves a manifest the next `--resume` reads (it was once left empty, and the folder refused).
+#[test]
+fn a_resume_killed_as_it_starts_leaves_a_manifest_to_resume_from() {
+    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
+    let dir = workspace();
+    let mut child = start_run(dir.path(), &provider);
+    wait_for_some_trials(dir.path());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let manifest = dir.path().join("run/manifest.json");
+    for attempt in 0..20u64 {
+        let mut resume = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .current_dir(dir.path())
+            .env("MCPICK_TEST_KEY", TEST_KEY)
+            .args(["run", "--resume", "run", "--no-progress"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Spread the kills over the first 100 ms, where the manifest is rewritten.
+        std::thread::sleep(Duration::from_millis(attempt * 5));
+        let _ = resume.kill();
+        resume.wait().unwrap();
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let parsed: Result<Value, _> = serde_json::from_str(&text);
+        assert!(parsed.is_ok(), "attempt {attempt}: manifest is {text:?}");
+    }
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path().join("run"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    // A kill between write and rename can leave a temporary file; it is never read.
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir.path())
+        .env("MCPICK_TEST_KEY", TEST_KEY)
+        .args(["run", "--resume", "run", "--no-progress"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}\n(temporary files: {leftovers:?})",
+        String::from_utf8_lossy(&output.stdout)
+    );
 }

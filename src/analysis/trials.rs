@@ -162,9 +162,10 @@ pub fn frame(rows: &[TrialRow]) -> PolarsResult<DataFrame> {
 
 /// Writes the frame as `trials.parquet` (zstd) for pandas, polars, DuckDB or Spark.
 pub fn write_parquet(frame: &mut DataFrame, path: &Path) -> PolarsResult<()> {
-    let file = std::fs::File::create(path)?;
-    ParquetWriter::new(file)
-        .with_compression(ParquetCompression::Zstd(None))
-        .finish(frame)?;
-    Ok(())
+    crate::file_replace::replace_with(path, |file| {
+        ParquetWriter::new(file)
+            .with_compression(ParquetCompression::Zstd(None))
+            .finish(frame)
+            .map(|_| ())
+    })
 }

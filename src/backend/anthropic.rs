@@ -158,7 +158,18 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
     let mut calls = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         match block["type"].as_str() {
-            Some("text") => texts.push(block["text"].as_str().unwrap_or_default().to_string()),
+            None => {
+                return Err(BackendError::Decode(format!(
+                    "content[{i}] is not a block with a type: {}",
+                    super::hosted::body_excerpt(&block.to_string())
+                )));
+            }
+            Some("text") => {
+                let text = block["text"].as_str().ok_or_else(|| {
+                    BackendError::Decode(format!("content[{i}] is a text block without text"))
+                })?;
+                texts.push(text.to_string());
+            }
             Some("tool_use") => {
                 let name = block["name"].as_str().ok_or_else(|| {
                     BackendError::Decode(format!("content[{i}] is a tool_use without a name"))
@@ -179,6 +190,11 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
             _ => {}
         }
     }
+    if calls.is_empty() && response["stop_reason"] == "tool_use" {
+        return Err(BackendError::Decode(
+            "stop_reason is \"tool_use\" but the content holds no tool_use block".to_string(),
+        ));
+    }
     let text = texts.join("\n");
     let usage = &response["usage"];
     Ok(Reply {
@@ -187,4 +203,60 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
         input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
         output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Shapes the Messages API does not document are decode errors, never replies without calls.
+    #[test]
+    fn undocumented_shapes_are_decode_errors_never_replies_without_calls() {
+        let names = ToolNameMap::new(["files.read"]);
+        for response in [
+            json!({"content": "hello"}),
+            json!({"content": {"type": "text", "text": "hi"}}),
+            json!({"content": [{"text": "no type"}]}),
+            json!({"content": ["hi"]}),
+            json!({"content": [{"type": "text", "text": 3}]}),
+            json!({"content": [{"type": "tool_use", "id": "t", "input": {}}]}),
+            json!({"stop_reason": "tool_use", "content": [{"type": "text", "text": "calling"}]}),
+        ] {
+            let parsed = parse_reply(&response, &names);
+            assert!(
+                matches!(parsed, Err(BackendError::Decode(_))),
+                "{response}: {parsed:?}"
+            );
+        }
+        let good = json!({"stop_reason": "tool_use", "content": [
+            {"type": "thinking", "thinking": "hm"},
+            {"type": "text", "text": "Reading it."},
+            {"type": "tool_use", "id": "t1", "name": "files_read", "input": {"path": "x"}}
+        ], "usage": {"input_tokens": 7, "output_tokens": 2}});
+        let reply = parse_reply(&good, &names).unwrap();
+        assert_eq!(reply.calls[0].tool, "files.read");
+        assert_eq!(reply.text.as_deref(), Some("Reading it."));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Fuzzing: any JSON parses or is a decode error, never a panic; a reply without calls
+        /// comes only from content holding no `tool_use` block.
+        #[test]
+        fn any_reply_parses_or_is_a_decode_error(response in crate::json_strategy::any_json()) {
+            let names = ToolNameMap::new(["files.read"]);
+            match parse_reply(&response, &names) {
+                Ok(reply) if reply.calls.is_empty() => {
+                    let blocks = response["content"].as_array().unwrap();
+                    proptest::prop_assert!(
+                        blocks.iter().all(|b| b["type"] != "tool_use"),
+                        "{response}"
+                    );
+                }
+                Ok(_) | Err(BackendError::Decode(_)) => {}
+                Err(other) => proptest::prop_assert!(false, "{other:?}"),
+            }
+        }
+    }
 }

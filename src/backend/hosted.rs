@@ -88,7 +88,7 @@ pub fn error_for_status(
             detail: message,
         },
         429 => BackendError::RateLimited {
-            retry_after_ms: retry_after.map(|d| d.as_millis() as u64),
+            retry_after_ms: retry_after.map(wait_millis),
         },
         408 | 409 | 500..=599 => BackendError::Transient(message),
         _ => BackendError::BadRequest(message),
@@ -100,14 +100,25 @@ pub fn error_for_status(
 pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        return (ms.is_finite() && ms >= 0.0).then(|| Duration::from_secs_f64(ms / 1000.0));
+        return wait_of_seconds(ms / 1000.0);
     }
     let value = text("retry-after")?.trim();
     if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+        return wait_of_seconds(seconds);
     }
     let at = httpdate_to_system_time(value)?;
     Some(at.duration_since(SystemTime::now()).unwrap_or_default())
+}
+
+/// A wait a server gave in seconds: none when it is negative or not a number; one beyond what a
+/// `Duration` holds (`1e300`, `inf`) saturates, and the runner refuses to wait that long anyway.
+fn wait_of_seconds(seconds: f64) -> Option<Duration> {
+    (seconds >= 0.0).then(|| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
+}
+
+/// A wait in whole milliseconds, saturating (`as u64` would wrap a huge one to a short wait).
+pub fn wait_millis(wait: Duration) -> u64 {
+    u64::try_from(wait.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Parses an IMF-fixdate such as `Sun, 06 Nov 1994 08:49:37 GMT`.
@@ -123,6 +134,10 @@ fn httpdate_to_system_time(value: &str) -> Option<SystemTime> {
     .position(|m| m == month)? as i64
         + 1;
     let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
+    // An IMF-fixdate has a four-digit year; bounding it keeps the arithmetic below from overflowing.
+    if !(1..=9999).contains(&year) || !(1..=31).contains(&day) {
+        return None;
+    }
     let hms: Vec<i64> = time
         .split(':')
         .map(|p| p.parse().ok())
@@ -177,7 +192,8 @@ pub fn arguments_text(arguments: &CallArguments) -> String {
     }
 }
 
-fn json_kind(value: &serde_json::Value) -> &'static str {
+/// The JSON type of a value, as error messages name it.
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
     match value {
         serde_json::Value::Null => "null",
         serde_json::Value::Bool(_) => "boolean",
@@ -189,7 +205,7 @@ fn json_kind(value: &serde_json::Value) -> &'static str {
 }
 
 /// The start of a response body, for error messages (bodies can be huge HTML pages).
-fn body_excerpt(body: &str) -> String {
+pub fn body_excerpt(body: &str) -> String {
     let flat: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.char_indices().nth(300) {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
@@ -223,6 +239,39 @@ mod tests {
         );
         dated.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&dated), None);
+    }
+
+    #[test]
+    fn waits_a_duration_cannot_hold_saturate_and_garbage_is_no_wait() {
+        let wait = |name: &'static str, value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(name, HeaderValue::from_static(value));
+            retry_after(&headers)
+        };
+        for huge in ["1e300", "inf", "18446744073709551616"] {
+            assert_eq!(wait("retry-after", huge), Some(Duration::MAX), "{huge}");
+        }
+        for huge in ["1e300", "inf", "1e25"] {
+            assert_eq!(wait("retry-after-ms", huge), Some(Duration::MAX), "{huge}");
+        }
+        for garbage in [
+            "-1",
+            "NaN",
+            "-inf",
+            "1,5",
+            "Sun, 06 Nov 99999999999999999 08:49:37 GMT",
+        ] {
+            assert_eq!(wait("retry-after", garbage), None, "{garbage}");
+        }
+        let far = wait("retry-after", "Fri, 31 Dec 9999 23:59:59 GMT").unwrap();
+        assert!(far > Duration::from_secs(200 * 365 * 86_400));
+        assert_eq!(wait_millis(Duration::MAX), u64::MAX);
+        assert_eq!(
+            error_for_status(429, Some(Duration::MAX), "", "K"),
+            BackendError::RateLimited {
+                retry_after_ms: Some(u64::MAX)
+            }
+        );
     }
 
     #[test]

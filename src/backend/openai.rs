@@ -10,8 +10,8 @@
 //! message that made calls carries `content: ""`, since a null content is rejected there.
 
 use super::hosted::{
-    DEFAULT_SYSTEM_PROMPT, HostedConfig, arguments_text, error_for_status, parse_arguments,
-    retry_after,
+    DEFAULT_SYSTEM_PROMPT, HostedConfig, arguments_text, body_excerpt, error_for_status, json_kind,
+    parse_arguments, retry_after,
 };
 use super::provider_names::ToolNameMap;
 use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
@@ -182,40 +182,47 @@ impl OpenAiBackend {
                 }
             )),
             OpenAIError::JSONDeserialize(e, body) => {
-                BackendError::Decode(format!("{e}; the body began {:?}", excerpt(&body)))
+                BackendError::Decode(format!("{e}; the body began {:?}", body_excerpt(&body)))
             }
             other => BackendError::BadRequest(other.to_string()),
         }
     }
 }
 
-/// Reads `choices[0].message`: its text and its `tool_calls`.
+/// Reads `choices[0].message`: its text and its `tool_calls`, in the documented shapes only. Any
+/// other shape — `tool_calls` that is not an array, `content` that is neither text nor text
+/// parts, a call without `function.name`, `finish_reason: "tool_calls"` with no calls — is a
+/// `Decode` error, never a reply without calls: that would be scored as an abstention.
 pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, BackendError> {
-    let message = response
-        .pointer("/choices/0/message")
+    let choice = response.pointer("/choices/0").unwrap_or(&Value::Null);
+    let message = choice
+        .get("message")
         .filter(|m| m.is_object())
         .ok_or_else(|| {
             BackendError::Decode(format!(
                 "no choices[0].message in the reply: {}",
-                excerpt(&response.to_string())
+                body_excerpt(&response.to_string())
             ))
         })?;
-    let text = message["content"]
-        .as_str()
-        .filter(|t| !t.is_empty())
-        .map(str::to_string);
+    let text = message_text(&message["content"])?;
+    let listed = match &message["tool_calls"] {
+        Value::Null => &Vec::new(),
+        Value::Array(calls) => calls,
+        other => {
+            return Err(BackendError::Decode(format!(
+                "choices[0].message.tool_calls is a {} where an array was expected: {}",
+                json_kind(other),
+                body_excerpt(&other.to_string())
+            )));
+        }
+    };
     let mut calls = Vec::new();
-    for (i, call) in message["tool_calls"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, call) in listed.iter().enumerate() {
         let function = &call["function"];
         let Some(name) = function["name"].as_str() else {
             return Err(BackendError::Decode(format!(
                 "tool_calls[{i}] has no function.name: {}",
-                excerpt(&call.to_string())
+                body_excerpt(&call.to_string())
             )));
         };
         calls.push(ToolCallRequest {
@@ -227,6 +234,11 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
             arguments: parse_arguments(&function["arguments"]),
         });
     }
+    if calls.is_empty() && choice["finish_reason"] == "tool_calls" {
+        return Err(BackendError::Decode(
+            "finish_reason is \"tool_calls\" but the message holds no tool_calls".to_string(),
+        ));
+    }
     let usage = &response["usage"];
     Ok(Reply {
         text,
@@ -236,11 +248,36 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
     })
 }
 
-fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(200) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
+/// `message.content`: text, null, or (as some compatible servers send) an array of text parts.
+fn message_text(content: &Value) -> Result<Option<String>, BackendError> {
+    let text = match content {
+        Value::Null => return Ok(None),
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => {
+            let mut texts = Vec::new();
+            for (i, part) in parts.iter().enumerate() {
+                match (part["type"].as_str(), part["text"].as_str()) {
+                    (Some("text"), Some(text)) => texts.push(text),
+                    // A refusal part is text the model chose not to act on.
+                    (Some("refusal"), _) => texts.extend(part["refusal"].as_str()),
+                    _ => {
+                        return Err(BackendError::Decode(format!(
+                            "choices[0].message.content[{i}] is not a text part: {}",
+                            body_excerpt(&part.to_string())
+                        )));
+                    }
+                }
+            }
+            texts.join("\n")
+        }
+        other => {
+            return Err(BackendError::Decode(format!(
+                "choices[0].message.content is a {} where text was expected",
+                json_kind(other)
+            )));
+        }
+    };
+    Ok((!text.is_empty()).then_some(text))
 }
 
 #[cfg(test)]
@@ -267,5 +304,75 @@ mod tests {
         ));
         assert_eq!((reply.input_tokens, reply.output_tokens), (12, 5));
         assert!(parse_reply(&json!({"error": "x"}), &names).is_err());
+    }
+
+    /// Shapes the documentation does not allow are decode errors: scored as replies without calls,
+    /// each would count as an abstention.
+    #[test]
+    fn undocumented_shapes_are_decode_errors_never_replies_without_calls() {
+        let names = ToolNameMap::new(["files.read"]);
+        let call = json!({"id": "a", "type": "function", "function": {"name": "files_read", "arguments": "{}"}});
+        let messages = [
+            json!({"role": "assistant", "tool_calls": "files_read"}),
+            json!({"role": "assistant", "tool_calls": {"0": call}}),
+            json!({"role": "assistant", "tool_calls": 3}),
+            json!({"role": "assistant", "tool_calls": [{"function": "files_read"}]}),
+            json!({"role": "assistant", "tool_calls": ["files_read"]}),
+            json!({"role": "assistant", "content": 42}),
+            json!({"role": "assistant", "content": {"text": "hi"}}),
+            json!({"role": "assistant", "content": [{"type": "image_url"}]}),
+            json!({"role": "assistant", "content": ["hi"]}),
+        ];
+        for message in messages {
+            let response = json!({"choices": [{"message": message}]});
+            let parsed = parse_reply(&response, &names);
+            assert!(
+                matches!(parsed, Err(BackendError::Decode(_))),
+                "{message}: {parsed:?}"
+            );
+        }
+        for response in [
+            json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": "ok"}}]}),
+            json!({"choices": "x"}),
+            json!({"choices": [{"message": "hi"}]}),
+            json!([]),
+        ] {
+            let parsed = parse_reply(&response, &names);
+            assert!(
+                matches!(parsed, Err(BackendError::Decode(_))),
+                "{response}: {parsed:?}"
+            );
+        }
+        // The documented shapes still parse: text parts, null content with calls, no calls.
+        let parts = json!({"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}]});
+        assert_eq!(
+            parse_reply(&parts, &names).unwrap().text.as_deref(),
+            Some("a\nb")
+        );
+        let called = json!({"choices": [{"finish_reason": "tool_calls", "message": {"content": null, "tool_calls": [call]}}]});
+        assert_eq!(parse_reply(&called, &names).unwrap().calls.len(), 1);
+        let plain = json!({"choices": [{"message": {"content": "hello", "tool_calls": null}}]});
+        assert!(parse_reply(&plain, &names).unwrap().calls.is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Fuzzing: any JSON at all parses or is a decode error, never a panic; and a reply without
+        /// calls comes only from a message whose `tool_calls` is absent, null or empty.
+        #[test]
+        fn any_reply_parses_or_is_a_decode_error(response in crate::json_strategy::any_json()) {
+            let names = ToolNameMap::new(["files.read"]);
+            match parse_reply(&response, &names) {
+                Ok(reply) if reply.calls.is_empty() => {
+                    let calls = &response["choices"][0]["message"]["tool_calls"];
+                    proptest::prop_assert!(
+                        calls.is_null() || calls.as_array().is_some_and(Vec::is_empty),
+                        "{response}"
+                    );
+                }
+                Ok(_) | Err(BackendError::Decode(_)) => {}
+                Err(other) => proptest::prop_assert!(false, "{other:?}"),
+            }
+        }
     }
 }

@@ -62,12 +62,12 @@ pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<
                     server.tools().registry.len(),
                     listener.local_addr()?
                 );
-                crate::mcp::http::serve_http(server, listener, shutdown_signal()).await
+                crate::mcp::http::serve_http(server, listener, crate::interrupt::requested()).await
             }
             None => {
                 tokio::select! {
                     served = crate::mcp::stdio::serve_stdio(server) => served,
-                    () = shutdown_signal() => Ok(()),
+                    () = crate::interrupt::requested() => Ok(()),
                 }
             }
         }
@@ -83,24 +83,6 @@ fn served_tools(toolset: &Toolset, fixtures: bool) -> Result<ServedTools, String
         ServedTools::new(tools)
     };
     served.map_err(|e| format!("{}: cannot serve: {e}", toolset.source.display()))
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut terminate =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(signal) => signal,
-                Err(_) => return std::future::pending().await,
-            };
-        tokio::select! {
-            _ = ctrl_c => {},
-            _ = terminate.recv() => {},
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
 }
 
 /// Polls the files behind `target`; on a settled change, reloads and swaps the served tools.

@@ -2,12 +2,13 @@
 //! is answered with JSON, or — for tools/call, whose progress and log notifications must come first —
 //! with an SSE stream that ends after the response); GET opens the session's stream for server
 //! notifications such as `tools/list_changed`; DELETE ends a session. Every request passes the
-//! DNS-rebinding guard (Host and Origin must name this machine), the `Accept` and `Content-Type`
-//! rules and the `MCP-Protocol-Version` check before any JSON is read. The server takes an
+//! header rules of `http_guard` (DNS rebinding, `Accept`, `Content-Type`, `MCP-Protocol-Version`)
+//! before any JSON is read. The server takes an
 //! already-bound listener, so tests bind port 0.
 
+use super::http_guard::{accepts, guard, is_json_body};
 use super::jsonrpc::{Message, encode_error};
-use super::server::{McpServer, SUPPORTED_VERSIONS, Session, list_changed_notification};
+use super::server::{McpServer, Session, list_changed_notification};
 // The same bound as a stdio line, so one message size works on both transports.
 use super::stdio::MAX_LINE_BYTES;
 use axum::Router;
@@ -40,6 +41,39 @@ pub async fn serve_http(
 /// that vanish without a DELETE would otherwise hold memory for as long as the server runs.
 pub const SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
+/// How long a request may take to arrive whole (its body included) and be answered, where the
+/// answer is not a stream: a client that declares a body and never sends it is cut off.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A body declared larger than a message may be is refused before any of it is read, and a request
+/// that does not arrive within `REQUEST_TIMEOUT` gets 408.
+async fn bounded_request(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_LINE_BYTES as u64) {
+        return plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large: a message may be at most 64 MiB",
+        );
+    }
+    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => plain(
+            StatusCode::REQUEST_TIMEOUT,
+            "Request Timeout: the request did not arrive within 30 s",
+        ),
+    }
+}
+
+/// Sessions kept at once; past it, opening one forgets the least recently used idle one.
+pub const MAX_SESSIONS: usize = 1024;
+
 /// `serve_http` with a chosen idle timeout for sessions.
 pub async fn serve_http_with(
     server: Arc<McpServer>,
@@ -59,6 +93,7 @@ pub async fn serve_http_with(
             post(handle_post).get(handle_get).delete(handle_delete),
         )
         .layer(DefaultBodyLimit::max(MAX_LINE_BYTES))
+        .layer(axum::middleware::from_fn(bounded_request))
         .with_state(state);
     // Without TCP_NODELAY small responses wait for Nagle's algorithm (MCP-CHECKLIST: a peer went from
     // 43 to 568 sequential req/s with it).
@@ -147,8 +182,20 @@ impl HttpState {
             notifier: notifier.abort_handle(),
             last_active: Mutex::new(Instant::now()),
         });
-        self.lock_sessions()
-            .insert(id.clone(), Arc::clone(&session));
+        let mut sessions = self.lock_sessions();
+        if sessions.len() >= MAX_SESSIONS {
+            // Clients that vanish without a DELETE must not grow the map without bound: the least
+            // recently used session with no open stream makes room.
+            let oldest = sessions
+                .iter()
+                .filter(|(_, s)| s.is_idle(Duration::ZERO))
+                .min_by_key(|(_, s)| *s.last_active.lock().unwrap_or_else(|p| p.into_inner()))
+                .map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                sessions.remove(&oldest);
+            }
+        }
+        sessions.insert(id.clone(), Arc::clone(&session));
         (id, session)
     }
 
@@ -192,8 +239,8 @@ async fn handle_post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Err(refused) = guard(&headers) {
-        return refused;
+    if let Err((status, reason)) = guard(&headers) {
+        return plain(status, reason);
     }
     if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
         return plain(
@@ -201,15 +248,7 @@ async fn handle_post(
             "Not Acceptable: Accept must list application/json and text/event-stream",
         );
     }
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !content_type
-        .trim_start()
-        .to_ascii_lowercase()
-        .starts_with("application/json")
-    {
+    if !is_json_body(&headers) {
         return plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Unsupported Media Type: Content-Type must be application/json",
@@ -259,8 +298,8 @@ async fn handle_post(
 }
 
 async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = guard(&headers) {
-        return refused;
+    if let Err((status, reason)) = guard(&headers) {
+        return plain(status, reason);
     }
     if !accepts(&headers, "text/event-stream") {
         return plain(
@@ -282,8 +321,8 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
 }
 
 async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = guard(&headers) {
-        return refused;
+    if let Err((status, reason)) = guard(&headers) {
+        return plain(status, reason);
     }
     let Some(id) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
         return plain(
@@ -342,72 +381,6 @@ fn plain(status: StatusCode, message: &'static str) -> Response {
         message,
     )
         .into_response()
-}
-
-/// The DNS-rebinding guard and the protocol-version header check.
-fn guard(headers: &HeaderMap) -> Result<(), Response> {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !is_local_authority(host) {
-        return Err(plain(
-            StatusCode::FORBIDDEN,
-            "Forbidden: Host is not this machine (DNS rebinding protection)",
-        ));
-    }
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or("");
-        let authority = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"));
-        if !authority.is_some_and(is_local_authority) {
-            return Err(plain(
-                StatusCode::FORBIDDEN,
-                "Forbidden: Origin is not this machine (DNS rebinding protection)",
-            ));
-        }
-    }
-    if let Some(version) = headers.get("mcp-protocol-version") {
-        let version = version.to_str().unwrap_or("");
-        if !SUPPORTED_VERSIONS.contains(&version) {
-            return Err(plain(
-                StatusCode::BAD_REQUEST,
-                "Bad Request: unsupported MCP-Protocol-Version",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// `localhost`, `127.0.0.1` or `[::1]`, with any port.
-fn is_local_authority(authority: &str) -> bool {
-    let host = if authority.starts_with('[') {
-        authority
-            .split(']')
-            .next()
-            .map(|h| format!("{h}]"))
-            .unwrap_or_default()
-    } else {
-        authority.split(':').next().unwrap_or("").to_string()
-    };
-    matches!(
-        host.to_ascii_lowercase().as_str(),
-        "localhost" | "127.0.0.1" | "[::1]"
-    )
-}
-
-fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|accept| {
-            accept.split(',').any(|item| {
-                let item = item.split(';').next().unwrap_or("").trim();
-                item.eq_ignore_ascii_case(media_type) || item == "*/*"
-            })
-        })
 }
 
 /// 128 random bits as hex: visible ASCII only, as the specification requires.
@@ -493,5 +466,38 @@ mod tests {
             "an open GET stream keeps it"
         );
         drop(stream);
+    }
+
+    #[tokio::test]
+    async fn sessions_are_capped_and_the_least_recently_used_goes_first() {
+        let server = McpServer::new(Default::default(), ServedTools::new(Vec::new()).unwrap());
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(serve_http(server, listener, std::future::pending()));
+        let client = reqwest::Client::new();
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        let mut ids = Vec::new();
+        for _ in 0..MAX_SESSIONS + 10 {
+            let response = post(&client, &url, None, initialize).await;
+            ids.push(
+                response.headers()["mcp-session-id"]
+                    .to_str()
+                    .unwrap()
+                    .to_string(),
+            );
+            if ids.len() % 100 == 0 {
+                // The first session stays in use: the next ones become the oldest.
+                assert_eq!(post(&client, &url, Some(&ids[0]), ping).await.status(), 200);
+            }
+        }
+        assert_eq!(post(&client, &url, Some(&ids[0]), ping).await.status(), 200);
+        assert_eq!(post(&client, &url, Some(&ids[1]), ping).await.status(), 404);
+        assert_eq!(
+            post(&client, &url, Some(ids.last().unwrap()), ping)
+                .await
+                .status(),
+            200
+        );
     }
 }

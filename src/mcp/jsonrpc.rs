@@ -115,7 +115,14 @@ impl Message {
         }
         let params = object.remove("params");
         if params.as_ref().is_some_and(|p| !p.is_object()) {
-            return Err(invalid(id, "params must be an object"));
+            // Valid JSON-RPC (positional params), but every MCP method takes named ones.
+            return Err(Rejection {
+                id,
+                error: ErrorObject::new(
+                    INVALID_PARAMS,
+                    "Invalid params: MCP methods take params as an object",
+                ),
+            });
         }
         match (object.remove("method"), id) {
             (Some(Value::String(method)), Some(id)) => Ok(Message::Request { id, method, params }),
@@ -288,8 +295,18 @@ mod tests {
                 .unwrap_err()
                 .error
                 .code,
-            INVALID_REQUEST
+            INVALID_PARAMS
         );
+        for params in ["[]", "1", "\"x\"", "true", "null"] {
+            let text =
+                format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{params}}}"#);
+            let rejected = parse(&text).unwrap_err();
+            assert_eq!(
+                (rejected.id, rejected.error.code),
+                (Some(RequestId::Number(7)), INVALID_PARAMS),
+                "{params}"
+            );
+        }
         let text = encode_error(None, &ErrorObject::new(PARSE_ERROR, "Parse error"));
         assert_eq!(
             text,
@@ -314,5 +331,38 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+        /// Fuzzing the frame layer: any bytes are a message or one of the three errors a frame can
+        /// deserve, never a panic.
+        #[test]
+        fn any_bytes_are_a_message_or_a_frame_error(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
+            if let Err(rejection) = Message::parse(&bytes) {
+                proptest::prop_assert!(
+                    [PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS].contains(&rejection.error.code)
+                );
+            }
+        }
+
+        /// Any JSON value: a request exactly when it is an object with `"jsonrpc": "2.0"`, a
+        /// string method, an integer or string id and object (or no) params.
+        #[test]
+        fn any_json_is_classified_as_documented(value in crate::json_strategy::any_json()) {
+            let well_formed_request = value["jsonrpc"] == "2.0"
+                && value["method"].is_string()
+                && (value["id"].is_i64() || value["id"].is_string())
+                && value.get("params").is_none_or(Value::is_object);
+            let parsed = Message::from_value(value.clone());
+            match parsed {
+                Ok(Message::Request { .. }) => proptest::prop_assert!(well_formed_request, "{value}"),
+                Err(rejection) => {
+                    proptest::prop_assert!(!well_formed_request, "{value}");
+                    proptest::prop_assert!([INVALID_REQUEST, INVALID_PARAMS].contains(&rejection.error.code));
+                }
+                Ok(_) => proptest::prop_assert!(!well_formed_request, "{value}"),
+            }
+        }
     }
 }

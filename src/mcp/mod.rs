@@ -1,7 +1,7 @@
 //! The MCP protocol, written here rather than taken from an SDK: the frame layer (`jsonrpc`), the
 //! command layer (`server`: what each method does, per `Session`; `call`: tools/call; `served`: the tool
-//! snapshot and its listing), the conformance fixtures, the transports (`stdio`, `http`, `duplex`),
-//! and the client the runner and `import` use. Transports know nothing of methods; methods know
+//! snapshot and its listing), the conformance fixtures, the transports (`stdio`, `http` with its
+//! header rules in `http_guard`, `duplex`), and the client the runner and `import` use. Transports know nothing of methods; methods know
 //! nothing of transports.
 
 mod call;
@@ -9,6 +9,7 @@ pub mod client;
 pub mod duplex;
 pub mod fixtures;
 pub mod http;
+mod http_guard;
 pub mod jsonrpc;
 mod served;
 pub mod server;

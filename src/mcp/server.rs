@@ -214,7 +214,7 @@ impl Session {
             // Answer at once: SDK clients probe `server/discover` first and wait for a reply.
             _ => Err(ErrorObject::new(
                 METHOD_NOT_FOUND,
-                format!("Method not found: {method}"),
+                format!("Method not found: {}", name_excerpt(method)),
             )),
         };
         match outcome {
@@ -380,4 +380,13 @@ impl Session {
 /// The `notifications/tools/list_changed` message.
 pub fn list_changed_notification() -> String {
     encode_notification("notifications/tools/list_changed", None)
+}
+
+/// A client's method name as an error repeats it: the first 100 characters, so a 50 MB name is not
+/// echoed back whole.
+fn name_excerpt(name: &str) -> String {
+    match name.char_indices().nth(100) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &name[..cut], name.len()),
+        None => name.to_string(),
+    }
 }

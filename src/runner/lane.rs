@@ -1,10 +1,14 @@
 //! A backend lane: one backend with everything that stands between the trial loop and its API — the
 //! response cache, request and token rate limits, a per-request timeout, and retries with jittered
 //! exponential backoff that honour `Retry-After`. Retries are counted and recorded with the trial,
-//! never hidden; a reply served from the cache costs no request and no money.
+//! never hidden; a reply served from the cache costs no request and no money. What a provider sends
+//! back leaves the lane with the backend's key redacted (`redact`) and its texts bounded
+//! (`reply_bound`), before it is cached, logged or stored.
 
 use super::cache::ResponseCache;
 use super::price::Price;
+use super::redact::redact;
+use super::reply_bound::bound_reply;
 use crate::backend::{AnyBackend, BackendError, DEFAULT_SYSTEM_PROMPT, Reply, Turn, splitmix64};
 use serde_json::json;
 use std::collections::VecDeque;
@@ -19,6 +23,8 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     pub base_delay: Duration,
     pub max_delay: Duration,
+    /// The longest wait a server may ask for; a longer `Retry-After` ends the request instead.
+    pub max_wait: Duration,
     pub timeout: Duration,
 }
 
@@ -137,6 +143,8 @@ pub struct BackendLane {
     pub limiter: RateLimiter,
     pub price: Option<Price>,
     pub cache: Option<Arc<ResponseCache>>,
+    /// What must never be stored: the backend's API key.
+    secrets: Vec<String>,
     /// Seeds the backoff jitter.
     jitter_state: AtomicU64,
 }
@@ -154,8 +162,14 @@ impl BackendLane {
         let mut seed = [0u8; 8];
         // Jitter only spreads retries out; a failed draw just means less spread.
         let _ = getrandom::fill(&mut seed);
+        let secrets = backend
+            .hosted()
+            .and_then(|config| config.api_key.clone())
+            .into_iter()
+            .collect();
         BackendLane {
             id,
+            secrets,
             backend,
             concurrency,
             retry,
@@ -210,6 +224,10 @@ impl BackendLane {
                         self.retry.timeout.as_secs_f64()
                     ))),
                 };
+            let result = match result {
+                Ok(reply) => Ok(redact(bound_reply(reply), &self.secrets)),
+                Err(error) => Err(redact(error, &self.secrets)),
+            };
             match result {
                 Ok(reply) => {
                     let used = reply.input_tokens + reply.output_tokens;
@@ -227,6 +245,21 @@ impl BackendLane {
                 Err(error) if retry < self.retry.max_retries && is_retryable(&error) => {
                     let random = splitmix64(self.jitter_state.fetch_add(1, Ordering::Relaxed));
                     let wait = self.retry.delay(retry, &error, random);
+                    if let BackendError::RateLimited {
+                        retry_after_ms: Some(ms),
+                    } = &error
+                        && Duration::from_millis(*ms) > self.retry.max_wait
+                    {
+                        // Waiting a day, or forever, would look like a hang; the trial is kept
+                        // as an error (a later --resume runs it again) and the run goes on.
+                        let refused = BackendError::Transient(format!(
+                            "rate limited: the server asks to wait {}, longer than --max-retry-wait ({} s)",
+                            describe_wait(Duration::from_millis(*ms)),
+                            self.retry.max_wait.as_secs_f64()
+                        ));
+                        tracing::warn!(backend = %self.id, "{refused}");
+                        return (Err(refused), cost);
+                    }
                     tracing::info!(backend = %self.id, %error, ?wait, "retrying");
                     tokio::time::sleep(wait).await;
                     retry += 1;
@@ -235,6 +268,15 @@ impl BackendLane {
                 Err(error) => return (Err(error), cost),
             }
         }
+    }
+}
+
+/// A wait as a person reads it: `86400 s`, or `longer than a century` for one nobody can serve.
+fn describe_wait(wait: Duration) -> String {
+    if wait > Duration::from_secs(100 * 365 * 86_400) {
+        "longer than a century".to_string()
+    } else {
+        format!("{} s", wait.as_secs())
     }
 }
 
@@ -260,6 +302,7 @@ mod tests {
         max_retries: 4,
         base_delay: Duration::from_millis(500),
         max_delay: Duration::from_secs(8),
+        max_wait: Duration::from_secs(60),
         timeout: Duration::from_secs(1),
     };
 

@@ -15,6 +15,8 @@ mod output;
 mod plan;
 mod prefix_order;
 mod price;
+mod redact;
+mod reply_bound;
 mod schedule;
 mod trial;
 

@@ -1,10 +1,12 @@
 //! The run folder: `trials.jsonl` (one line per trial, appended and flushed as each finishes, so a
 //! crash loses nothing finished), and everything derived from it alone by `rebuild` — `summary.json`,
 //! `summary.md`, `trials.csv`, and through `analysis` and `report` `trials.parquet` and
-//! `report.html` — so `mcpick report` and a finished run produce the same outputs.
+//! `report.html` — so `mcpick report` and a finished run produce the same outputs. Those, like the
+//! manifest, are replaced whole (`file_replace`): a kill never leaves one empty.
 
 use crate::analysis::trials::parse_rows;
 use crate::analysis::{RunAnalysis, analyse};
+use crate::file_replace::replace;
 use crate::report::markdown::{markdown_table, percent};
 use crate::report::{Table, experiment_markdown, html_page};
 use crate::score::{Outcome, Tally, Verdict};
@@ -90,8 +92,9 @@ impl RunFolder {
         self.trials.flush()
     }
 
+    /// Writes (or rewrites) a file of the folder whole: a kill leaves the old or the new one.
     pub fn write(&self, name: &str, contents: &str) -> std::io::Result<()> {
-        std::fs::write(self.path.join(name), contents)
+        replace(&self.path.join(name), contents.as_bytes())
     }
 }
 
@@ -213,7 +216,8 @@ struct Cell {
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     let text = std::fs::read_to_string(folder.join("trials.jsonl"))?;
     let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
-    let mut csv = csv::Writer::from_path(folder.join("trials.csv"))?;
+    // Built in memory and replaced whole, like every derived file.
+    let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record([
         "suite",
         "toolset",
@@ -292,7 +296,8 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             cell.cost_usd += trial.cost_usd;
         }
     }
-    csv.flush()?;
+    let csv = csv.into_inner().map_err(|e| e.into_error())?;
+    replace(&folder.join("trials.csv"), &csv)?;
     let (table, json) = summary_table(&mut cells);
     let markdown = markdown_table(&table);
     let note = if unreadable > 0 {
@@ -311,28 +316,31 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
                     .file_name()
                     .map_or(String::new(), |n| n.to_string_lossy().into_owned())
             );
-            std::fs::write(
-                folder.join("report.html"),
-                html_page(&title, table, &analysis, manifest),
+            replace(
+                &folder.join("report.html"),
+                html_page(&title, table, &analysis, manifest).as_bytes(),
             )?;
             (experiment_markdown(&analysis), experiments_json(&analysis))
         }
         Err(e) => (format!("\nanalysis failed: {e}\n"), serde_json::Value::Null),
     };
-    std::fs::write(
-        folder.join("summary.md"),
+    replace(
+        &folder.join("summary.md"),
         format!(
             "# mcpick run\n\nAccuracies with Wilson 95% intervals.\n\n{markdown}{note}{experiments}"
-        ),
+        )
+        .as_bytes(),
     )?;
     let summary = serde_json::json!({
         "cells": json,
         "unreadable_lines": unreadable,
         "experiments": experiments_json,
     });
-    std::fs::write(
-        folder.join("summary.json"),
-        serde_json::to_string_pretty(&summary).unwrap_or_default(),
+    replace(
+        &folder.join("summary.json"),
+        serde_json::to_string_pretty(&summary)
+            .unwrap_or_default()
+            .as_bytes(),
     )?;
     Ok(format!("{markdown}{note}{experiments}"))
 }

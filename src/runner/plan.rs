@@ -149,10 +149,14 @@ impl RunPlan {
         if !(options.timeout.is_finite() && options.timeout > 0.0) {
             problems.push("--timeout must be a positive number of seconds".into());
         }
+        if !(options.max_retry_wait.is_finite() && options.max_retry_wait >= 0.0) {
+            problems.push("--max-retry-wait must be 0 or more seconds".into());
+        }
         let retry = RetryPolicy {
             max_retries: options.max_retries,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(30),
+            max_wait: Duration::from_secs_f64(options.max_retry_wait.clamp(0.0, 1e6)),
             timeout: Duration::from_secs_f64(options.timeout.clamp(0.001, 1e6)),
         };
         let mut parsed = Vec::new();

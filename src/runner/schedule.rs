@@ -75,7 +75,8 @@ pub async fn execute(
 
     let mut execution = Execution::default();
     let mut running: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    let ctrl_c = tokio::signal::ctrl_c();
+    // Ctrl-C or SIGTERM: a run ended by a scheduler keeps its summary too.
+    let ctrl_c = crate::interrupt::requested();
     tokio::pin!(ctrl_c);
     loop {
         tokio::select! {

@@ -8,7 +8,12 @@
 //! | `parallel` | two `weather_get` calls in one reply (Oslo, Bergen) |
 //! | `malformed` | a call whose arguments are not JSON |
 //! | `ratelimit` | first 429 with `Retry-After: 1`, then a call |
+//! | a word of `LONG_WAITS` | always 429, asking for a wait nobody can serve (`Retry-After: 1e300`, a day, a date in 9999) |
 //! | `flaky` | first 500, then a call |
+//! | `bad-shape` | 200 with a reply in no documented shape (`tool_calls` a string; `content` a string) |
+//! | `huge-reply` | a 5 MB text reply |
+//! | `echo-headers` | 400 whose body repeats every request header, the key's among them |
+//! | `echo-key` | the request's key in the reply's text and in a call's arguments |
 //! | `hang` | never answers |
 //! | `garbage` | 200 with a body that is not JSON |
 //! | `weather` | one `weather_get` call for Oslo |
@@ -97,6 +102,19 @@ impl MockProvider {
     }
 }
 
+/// Prompt words that get a 429 asking for a wait beyond any run: the word, the header, its value.
+pub const LONG_WAITS: &[(&str, &str, &str)] = &[
+    ("wait-e300", "retry-after", "1e300"),
+    ("wait-a-day", "retry-after", "86400"),
+    ("wait-ms-e300", "retry-after-ms", "1e300"),
+    ("wait-ms-huge", "retry-after-ms", "99999999999999999999999"),
+    (
+        "wait-till-9999",
+        "retry-after",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+    ),
+];
+
 async fn handle(
     State(state): State<Arc<MockState>>,
     uri: Uri,
@@ -172,6 +190,49 @@ async fn handle(
     }
     if prompt.contains("garbage") {
         return (StatusCode::OK, "<html>upstream proxy says hello</html>").into_response();
+    }
+    if prompt.contains("bad-shape") {
+        let body = match dialect {
+            Dialect::OpenAi => json!({
+                "id": "chatcmpl-bad", "object": "chat.completion", "model": "mock-model",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": null, "tool_calls": "weather_get"}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+            }),
+            Dialect::Anthropic => json!({
+                "id": "msg_bad", "type": "message", "role": "assistant", "model": "mock-model",
+                "content": "weather_get", "stop_reason": "end_turn",
+                "usage": {"input_tokens": 10, "output_tokens": 1}
+            }),
+        };
+        return (StatusCode::OK, axum::Json(body)).into_response();
+    }
+    if prompt.contains("huge-reply") {
+        return reply(dialect, &"blah ".repeat(1_000_000), &[]);
+    }
+    if prompt.contains("echo-headers") {
+        let echoed: Vec<String> = headers
+            .iter()
+            .map(|(name, value)| format!("{name}: {}", value.to_str().unwrap_or("?")))
+            .collect();
+        let message = format!("unexpected request; headers were {}", echoed.join(", "));
+        return error(dialect, 400, "invalid_request_error", &message);
+    }
+    if prompt.contains("echo-key") {
+        let key = header("authorization")
+            .or(header("x-api-key"))
+            .unwrap_or("")
+            .to_string();
+        let text = format!("I saw the credential {key}.");
+        if answered {
+            return reply(dialect, &text, &[]);
+        }
+        return reply(dialect, &text, &[("call_k", json!({"city": key}))]);
+    }
+    if let Some((_, name, value)) = LONG_WAITS.iter().find(|(word, ..)| prompt.contains(word)) {
+        let mut response = error(dialect, 429, "rate_limit_error", "slow down");
+        response.headers_mut().insert(*name, value.parse().unwrap());
+        return response;
     }
     if prompt.contains("ratelimit") && seen == 1 {
         let mut response = error(dialect, 429, "rate_limit_error", "slow down");

@@ -335,4 +335,28 @@ mod tests {
             "get_weather"
         );
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+        /// Fuzzing: any text is an answer or calls, never a panic; text with a `<tool_call>` block
+        /// that holds something is never an answer — it is calls, parsed or malformed.
+        #[test]
+        fn any_text_is_an_answer_or_calls(
+            before in "[ a-z{}\\[\\]\":,\n`]{0,20}",
+            inside in "[ a-z{}\\[\\]\":,0-9]{1,30}",
+            tagged in proptest::prelude::any::<bool>(),
+        ) {
+            let text = if tagged {
+                format!("{before}<tool_call>{inside}</tool_call>")
+            } else {
+                format!("{before}{inside}")
+            };
+            let reply = parse_reply(&text);
+            // Exactly one of the two: an answer (text, no calls) or calls (no text).
+            proptest::prop_assert_eq!(reply.text.is_some(), reply.calls.is_empty());
+            if tagged && !inside.trim().is_empty() && !inside.contains("\"none\"") {
+                proptest::prop_assert!(!reply.calls.is_empty(), "{:?} -> {:?}", text, reply);
+            }
+        }
+    }
 }
