@@ -1352,6 +1352,40 @@ async fn http_bodies_are_bounded_in_size_and_in_time() {
     }
 }
 
+// A client that sends its headers a byte at a time is cut off (10 s), however long it keeps going.
+#[tokio::test]
+async fn http_a_client_dripping_its_headers_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let wire = Wire::start(Transport::Http, &[]).await;
+    let address = wire
+        .url()
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    writer
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let drip = tokio::spawn(async move {
+        for _ in 0..60 {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            if writer.write_all(b"X").await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut buffer = [0u8; 64];
+    let cut = tokio::time::timeout(Duration::from_secs(25), reader.read(&mut buffer)).await;
+    drip.abort();
+    // EOF, a reset or a 408: anything but still waiting.
+    assert!(
+        cut.is_ok(),
+        "the server was still reading headers after 25 s"
+    );
+}
+
 // 32: concurrent POSTs each get their own response stream.
 #[tokio::test]
 async fn http_concurrent_posts_each_get_their_own_stream() {

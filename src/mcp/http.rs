@@ -7,6 +7,7 @@
 //! already-bound listener, so tests bind port 0.
 
 use super::http_guard::{accepts, guard, is_json_body};
+use super::http_listener::serve_connections;
 use super::jsonrpc::{Message, encode_error};
 use super::server::{McpServer, Session, list_changed_notification};
 // The same bound as a stdio line, so one message size works on both transports.
@@ -17,7 +18,6 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::serve::ListenerExt;
 use futures_util::stream::{self, StreamExt};
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -95,14 +95,7 @@ pub async fn serve_http_with(
         .layer(DefaultBodyLimit::max(MAX_LINE_BYTES))
         .layer(axum::middleware::from_fn(bounded_request))
         .with_state(state);
-    // Without TCP_NODELAY small responses wait for Nagle's algorithm (MCP-CHECKLIST: a peer went from
-    // 43 to 568 sequential req/s with it).
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let served = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
+    let served = serve_connections(listener, app, shutdown).await;
     janitor.abort();
     served
 }

@@ -1,8 +1,8 @@
 //! The MCP protocol, written here rather than taken from an SDK: the frame layer (`jsonrpc`), the
 //! command layer (`server`: what each method does, per `Session`; `call`: tools/call; `served`: the tool
-//! snapshot and its listing), the conformance fixtures, the transports (`stdio`, `http` with its
-//! header rules in `http_guard`, `duplex`), and the client the runner and `import` use. Transports know nothing of methods; methods know
-//! nothing of transports.
+//! snapshot and its listing), the conformance fixtures, the transports (`stdio`; `http`, with its
+//! header rules in `http_guard` and its accept loop in `http_listener`; `duplex`), and the client the
+//! runner and `import` use. Transports know nothing of methods; methods know nothing of transports.
 
 mod call;
 pub mod client;
@@ -10,6 +10,7 @@ pub mod duplex;
 pub mod fixtures;
 pub mod http;
 mod http_guard;
+mod http_listener;
 pub mod jsonrpc;
 mod served;
 pub mod server;

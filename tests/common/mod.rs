@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod hosted_run;
 pub mod mock_provider;
 
 /// The records of a run folder's `trials.jsonl`, each line parsed (a line that does not parse
