@@ -502,6 +502,14 @@ async fn malformed_input_gets_errors_and_the_server_keeps_serving(transport: Tra
         let (pong, _) = wire.request("ping", json!({})).await;
         assert_eq!(pong["result"], json!({}), "still serving after {input:?}");
     }
+    // A 5 MB method name is not echoed back whole: the error names its first 100 characters.
+    let (reply, _) = wire.request(&"m".repeat(5_000_000), json!({})).await;
+    assert_eq!(reply["error"]["code"], -32601);
+    assert!(
+        reply.to_string().len() < 400,
+        "{} bytes",
+        reply.to_string().len()
+    );
     // A 10 MB argument is read whole and echoed back intact.
     let huge = "x".repeat(10 * 1024 * 1024);
     let (reply, _) = wire
