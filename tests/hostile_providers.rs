@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::hosted_run::{backend_spec, by_task, mcpick, workspace_with};
+use common::hosted_run::{backend_spec, by_task, workspace_with};
 use common::mock_provider::{Dialect, LONG_WAITS, MockProvider, TEST_KEY};
 use common::read_trials;
 use std::process::{Command, Output};
@@ -115,24 +115,7 @@ expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
 "#;
     std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
     let cache = dir.path().join("cache");
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .current_dir(dir.path())
-        .env("MCPICK_TEST_KEY", TEST_KEY)
-        .env("MCPICK_CACHE_DIR", &cache)
-        .args([
-            "run",
-            "--backend",
-            backend_spec(dialect),
-            "--base-url",
-            &provider.base_url,
-            "--api-key-env",
-            "MCPICK_TEST_KEY",
-            "-vv",
-            "--out",
-            "run",
-        ])
-        .output()
-        .unwrap();
+    let output = run_against(&dir, &provider, dialect, &["-vv"]);
     let lines = read_trials(&dir.path().join("run"));
     assert_eq!(
         lines.len(),
@@ -164,21 +147,7 @@ fn a_huge_reply_is_stored_as_a_bounded_prefix() {
     let dir = workspace_with("");
     let suite = "format = 1\nsuite = \"huge\"\ntoolset = \"weather\"\n[[task]]\nid = \"huge\"\nprompt = \"huge-reply: say hello\"\nexpect_no_call = true\n";
     std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
-    mcpick(
-        dir.path(),
-        &[
-            "run",
-            "--backend",
-            backend_spec(Dialect::OpenAi),
-            "--base-url",
-            &provider.base_url,
-            "--api-key-env",
-            "MCPICK_TEST_KEY",
-            "--no-cache",
-            "--out",
-            "run",
-        ],
-    );
+    run_against(&dir, &provider, Dialect::OpenAi, &["--no-cache"]);
     let lines = read_trials(&dir.path().join("run"));
     assert_eq!(lines[0]["outcome"], "correct_abstain");
     assert!(
@@ -223,22 +192,11 @@ prompt = "bad-shape: say hello"
 expect_no_call = true
 "#;
     std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
-    mcpick(
-        dir.path(),
-        &[
-            "run",
-            "--backend",
-            backend_spec(dialect),
-            "--base-url",
-            &provider.base_url,
-            "--api-key-env",
-            "MCPICK_TEST_KEY",
-            "--max-retries",
-            "0",
-            "--no-cache",
-            "--out",
-            "run",
-        ],
+    run_against(
+        &dir,
+        &provider,
+        dialect,
+        &["--max-retries", "0", "--no-cache"],
     );
     let lines = read_trials(&dir.path().join("run"));
     assert_eq!(lines.len(), 2);
@@ -328,28 +286,12 @@ fn fault_suite(dialect: Dialect) {
     }
     std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
     let cache = dir.path().join("cache");
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .current_dir(dir.path())
-        .env("MCPICK_TEST_KEY", TEST_KEY)
-        .env("MCPICK_CACHE_DIR", &cache)
-        .args([
-            "run",
-            "--backend",
-            backend_spec(dialect),
-            "--base-url",
-            &provider.base_url,
-            "--api-key-env",
-            "MCPICK_TEST_KEY",
-            "--timeout",
-            "1",
-            "--max-retries",
-            "1",
-            "-vv",
-            "--out",
-            "run",
-        ])
-        .output()
-        .unwrap();
+    let output = run_against(
+        &dir,
+        &provider,
+        dialect,
+        &["--timeout", "1", "--max-retries", "1", "-vv"],
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     let lines = read_trials(&dir.path().join("run"));
@@ -369,4 +311,33 @@ fn the_openai_backend_survives_the_fault_suite() {
 #[test]
 fn the_anthropic_backend_survives_the_fault_suite() {
     fault_suite(Dialect::Anthropic);
+}
+
+/// `mcpick run` in `dir` against `provider` as `dialect`'s backend, with the test key, the response
+/// cache in `dir/cache` and the run folder `dir/run`, plus `extra` options.
+fn run_against(
+    dir: &tempfile::TempDir,
+    provider: &MockProvider,
+    dialect: Dialect,
+    extra: &[&str],
+) -> Output {
+    let mut args = vec![
+        "run",
+        "--backend",
+        backend_spec(dialect),
+        "--base-url",
+        &provider.base_url,
+        "--api-key-env",
+        "MCPICK_TEST_KEY",
+        "--out",
+        "run",
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir.path())
+        .env("MCPICK_TEST_KEY", TEST_KEY)
+        .env("MCPICK_CACHE_DIR", dir.path().join("cache"))
+        .args(args)
+        .output()
+        .unwrap()
 }
