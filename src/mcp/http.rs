@@ -3,8 +3,8 @@
 //! with an SSE stream that ends after the response); GET opens the session's stream for server
 //! notifications such as `tools/list_changed`; DELETE ends a session. Every request passes the
 //! header rules of `http_guard` (DNS rebinding, `Accept`, `Content-Type`, `MCP-Protocol-Version`)
-//! before any JSON is read. The server takes an
-//! already-bound listener, so tests bind port 0.
+//! before any JSON is read, within the size and time bounds of `bounded_request`; sessions are
+//! capped at `MAX_SESSIONS`. The server takes an already-bound listener, so tests bind port 0.
 
 use super::http_guard::{accepts, guard, is_json_body};
 use super::http_listener::serve_connections;
