@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 /// the other trials of the run are unaffected.
 fn unservable_waits_are_errors(dialect: Dialect) {
     let provider = MockProvider::start(dialect, false, Duration::ZERO);
-    let dir = workspace_with("");
     let mut suite = String::from("format = 1\nsuite = \"waits\"\ntoolset = \"weather\"\n");
     for (word, ..) in LONG_WAITS {
         suite += &format!(
@@ -26,7 +25,7 @@ fn unservable_waits_are_errors(dialect: Dialect) {
         );
     }
     suite += "[[task]]\nid = \"call\"\nprompt = \"What is the weather in Oslo?\"\nexpect = [{ tool = \"weather.get\", args = { city = \"Oslo\" } }]\n";
-    std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
+    let dir = workspace_with(&suite);
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
         .current_dir(dir.path())
         .env("MCPICK_TEST_KEY", TEST_KEY)
@@ -97,7 +96,6 @@ fn an_anthropic_wait_no_run_can_serve_is_an_error_not_a_panic_or_a_hang() {
 /// leaves it in no file of the run folder, of the response cache, or on the terminal.
 fn an_echoed_key_is_stored_nowhere(dialect: Dialect) {
     let provider = MockProvider::start(dialect, false, Duration::ZERO);
-    let dir = workspace_with("");
     let suite = r#"
 format = 1
 suite = "echo"
@@ -113,7 +111,7 @@ id = "key"
 prompt = "echo-key: Oslo please"
 expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
 "#;
-    std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
+    let dir = workspace_with(suite);
     let cache = dir.path().join("cache");
     let output = run_against(&dir, &provider, dialect, &["-vv"]);
     let lines = read_trials(&dir.path().join("run"));
@@ -144,9 +142,8 @@ expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
 #[test]
 fn a_huge_reply_is_stored_as_a_bounded_prefix() {
     let provider = MockProvider::start(Dialect::OpenAi, false, Duration::ZERO);
-    let dir = workspace_with("");
     let suite = "format = 1\nsuite = \"huge\"\ntoolset = \"weather\"\n[[task]]\nid = \"huge\"\nprompt = \"huge-reply: say hello\"\nexpect_no_call = true\n";
-    std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
+    let dir = workspace_with(suite);
     run_against(&dir, &provider, Dialect::OpenAi, &["--no-cache"]);
     let lines = read_trials(&dir.path().join("run"));
     assert_eq!(lines[0]["outcome"], "correct_abstain");
@@ -175,7 +172,6 @@ fn an_anthropic_key_echoed_back_is_stored_nowhere() {
 /// tool, where a reply without calls would be credited as a right abstention.
 fn undocumented_shapes_are_errors_not_abstentions(dialect: Dialect) {
     let provider = MockProvider::start(dialect, false, Duration::ZERO);
-    let dir = workspace_with("");
     let suite = r#"
 format = 1
 suite = "shapes"
@@ -191,7 +187,7 @@ id = "none"
 prompt = "bad-shape: say hello"
 expect_no_call = true
 "#;
-    std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
+    let dir = workspace_with(suite);
     run_against(
         &dir,
         &provider,
@@ -261,7 +257,6 @@ fn assert_the_key_is_nowhere(folders: &[std::path::PathBuf], output: &Output) {
 /// is in no file of the run folder or the cache.
 fn fault_suite(dialect: Dialect) {
     let provider = MockProvider::start(dialect, false, Duration::ZERO);
-    let dir = workspace_with("");
     let mut words: Vec<&str> = vec![
         "weather",
         "parallel",
@@ -284,7 +279,7 @@ fn fault_suite(dialect: Dialect) {
             "[[task]]\nid = \"{word}\"\nprompt = \"{word}: Oslo please\"\nexpect = [{{ tool = \"weather.get\", args = {{ city = \"Oslo\" }} }}]\n"
         );
     }
-    std::fs::write(dir.path().join("tasks/wire.toml"), suite).unwrap();
+    let dir = workspace_with(&suite);
     let cache = dir.path().join("cache");
     let output = run_against(
         &dir,

@@ -75,17 +75,33 @@ fn wait_for_some_trials(dir: &Path) {
     }
 }
 
+/// `mcpick run --resume run` in `dir`.
+fn resume_command(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+    command
+        .current_dir(dir)
+        .env("MCPICK_TEST_KEY", TEST_KEY)
+        .args(["run", "--resume", "run", "--no-progress"]);
+    command
+}
+
+/// A run killed with SIGKILL once some trials are in, and its provider (kept for the resume).
+fn killed_halfway() -> (MockProvider, tempfile::TempDir) {
+    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
+    let dir = workspace();
+    let mut child = start_run(dir.path(), &provider);
+    wait_for_some_trials(dir.path());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    (provider, dir)
+}
+
 fn resume_and_check(dir: &Path, stopped_with: usize) {
     assert!(
         stopped_with < 2 * TASKS,
         "the run finished before it was stopped"
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .current_dir(dir)
-        .env("MCPICK_TEST_KEY", TEST_KEY)
-        .args(["run", "--resume", "run", "--no-progress"])
-        .output()
-        .unwrap();
+    let output = resume_command(dir).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("already done"), "{stdout}");
@@ -109,12 +125,7 @@ fn resume_and_check(dir: &Path, stopped_with: usize) {
 
 #[test]
 fn a_killed_run_resumes_with_every_trial_exactly_once() {
-    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
-    let dir = workspace();
-    let mut child = start_run(dir.path(), &provider);
-    wait_for_some_trials(dir.path());
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let (_provider, dir) = killed_halfway();
     // A kill can land mid-write: make the cut-off line explicit, as a crash leaves it.
     let path = dir.path().join("run/trials.jsonl");
     let mut text = std::fs::read_to_string(&path).unwrap();
@@ -160,18 +171,10 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
 /// leaves a manifest the next `--resume` reads (it was once left empty, and the folder refused).
 #[test]
 fn a_resume_killed_as_it_starts_leaves_a_manifest_to_resume_from() {
-    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
-    let dir = workspace();
-    let mut child = start_run(dir.path(), &provider);
-    wait_for_some_trials(dir.path());
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let (_provider, dir) = killed_halfway();
     let manifest = dir.path().join("run/manifest.json");
     for attempt in 0..20u64 {
-        let mut resume = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-            .current_dir(dir.path())
-            .env("MCPICK_TEST_KEY", TEST_KEY)
-            .args(["run", "--resume", "run", "--no-progress"])
+        let mut resume = resume_command(dir.path())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -190,12 +193,7 @@ fn a_resume_killed_as_it_starts_leaves_a_manifest_to_resume_from() {
         .filter(|name| name.ends_with(".tmp"))
         .collect();
     // A kill between write and rename can leave a temporary file; it is never read.
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .current_dir(dir.path())
-        .env("MCPICK_TEST_KEY", TEST_KEY)
-        .args(["run", "--resume", "run", "--no-progress"])
-        .output()
-        .unwrap();
+    let output = resume_command(dir.path()).output().unwrap();
     assert_eq!(
         output.status.code(),
         Some(0),
