@@ -219,6 +219,11 @@ pub struct RunOptions {
     /// Model turns per trial (each turn may call tools; results go back to the model).
     #[arg(long, default_value_t = 4)]
     pub max_turns: usize,
+    /// The scoring profile for every suite: `mcp` (mcpick's rules) or `bfcl` (BFCL's checker on
+    /// the first reply) [default: each suite's own `scoring`; `bfcl` for imported BFCL suites].
+    #[arg(long, value_name = "PROFILE")]
+    #[serde(default)]
+    pub scoring: Option<String>,
     /// Run only the tasks carrying this tag (repeat for any of several).
     #[arg(long = "tag", value_name = "TAG")]
     #[serde(default)]

@@ -27,7 +27,7 @@
 use super::source_text::{SourceLanguage, answer_pattern};
 use super::{Imported, Skipped};
 use crate::backend::oracle_arguments;
-use crate::model::ArgMatcher;
+use crate::model::{ArgMatcher, ScoringProfile};
 use crate::registry::{compile_object_schema, compile_schema};
 use crate::score::match_arguments;
 use serde_json::{Map, Value, json};
@@ -79,6 +79,7 @@ pub fn import_bfcl(questions: &str, answers: Option<&str>, name: &str) -> Import
         description: format!(
             "BFCL single-turn tasks ({name}), imported by mcpick import-bfcl; each task shows its own functions"
         ),
+        scoring: Some(ScoringProfile::Bfcl),
         ..Imported::default()
     };
     let mut gold: HashMap<String, (usize, Value)> = HashMap::new();
@@ -133,6 +134,16 @@ pub fn import_bfcl(questions: &str, answers: Option<&str>, name: &str) -> Import
                 reason,
             }),
         }
+    }
+    // mcpick's port of BFCL's checker covers its Python categories; Java and JavaScript records
+    // are scored by mcpick's own rules until BFCL's type converters are ported too.
+    let non_python = imported.tasks.iter().any(|t| {
+        let category = t["bfcl"]["category"].as_str().unwrap_or_default();
+        Language::of(category) != Language::Python
+    });
+    if non_python {
+        imported.scoring = None;
+        imported.note("Java or JavaScript records: scored with the `mcp` profile (mcpick's `bfcl` profile ports BFCL's Python checker only)");
     }
     let mut unused: Vec<(usize, String)> =
         gold.into_iter().map(|(id, (line, _))| (line, id)).collect();
@@ -288,6 +299,14 @@ fn translate_record(
         }
     };
     task.insert(field.into(), expectation.clone());
+    task.insert(
+        "bfcl".into(),
+        json!({
+            "category": category,
+            "function": functions,
+            "ground_truth": answer.cloned().unwrap_or_else(|| json!([])),
+        }),
+    );
     if let Some(calls) = expectation.as_array() {
         for call in calls {
             check_reachable(call, &tools)?;
@@ -929,6 +948,7 @@ mod tests {
                     tool: tool.to_string(),
                     arguments: CallArguments::Parsed(arguments.as_object().unwrap().clone()),
                     result_is_error: Some(false),
+                    reply: 0,
                 })
                 .collect(),
             backend_error: None,

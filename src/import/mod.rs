@@ -13,6 +13,7 @@ pub mod bfcl;
 pub mod metatool;
 mod source_text;
 
+use crate::model::ScoringProfile;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,8 @@ pub struct Imported {
     pub skipped: Vec<Skipped>,
     /// Translations that changed something, counted by kind (e.g. a BFCL type served as string).
     pub notes: Vec<(String, usize)>,
+    /// The scoring profile the suite names (`None`: the default, `mcp`).
+    pub scoring: Option<ScoringProfile>,
 }
 
 /// A record left out of the import.
@@ -65,12 +68,15 @@ impl Imported {
             "description": self.description,
             "tools": self.tools,
         });
-        let suite = format!(
+        let mut suite = format!(
             "# Imported by mcpick from {source}; see IMPORT.md.\nformat = 1\nsuite = {}\ntoolset = {}\ndescription = {}\ntasks_file = \"tasks.jsonl\"\n",
             toml_string(&self.name),
             toml_string(&self.name),
             toml_string(&self.description),
         );
+        if let Some(profile) = self.scoring {
+            suite.push_str(&format!("scoring = \"{}\"\n", profile.as_str()));
+        }
         let mut tasks = String::new();
         for task in &self.tasks {
             tasks.push_str(&task.to_string());

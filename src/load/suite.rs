@@ -7,7 +7,8 @@ use super::source::{SourceText, json_error_help};
 use super::toolset::{Loaded, check_literal, parameters_help, strip_position};
 use super::variant::LoadedVariant;
 use crate::model::{
-    ArgMatcher, Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput, TaskTool, Toolset,
+    ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Suite, Task,
+    TaskInput, TaskTool, Toolset,
 };
 use crate::spec::{
     ExpectedCallSpec, Located, SuiteFile, TaskSpec, TaskToolSpec, toml_datetimes_as_strings,
@@ -76,14 +77,60 @@ pub fn load_suite(
                 .help("add [[task]] entries or a `tasks_file`"),
         );
     }
+    let scoring = scoring_profile(source, file.scoring.as_ref(), &tasks, &mut diagnostics);
+    for task in &mut tasks {
+        task.scoring = scoring;
+    }
     let suite = Suite {
         name: file.suite.value,
         description: file.description,
         source: source.path.clone(),
         toolset: toolset.name.clone(),
+        scoring,
         tasks,
     };
     Loaded::finish(suite, diagnostics)
+}
+
+/// The suite's `scoring`: a known profile, and `bfcl` only where every task carries BFCL's record.
+fn scoring_profile(
+    source: &SourceText,
+    written: Option<&Located<String>>,
+    tasks: &[Task],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> ScoringProfile {
+    let Some(written) = written else {
+        return ScoringProfile::Mcp;
+    };
+    let Some(profile) = ScoringProfile::parse(&written.value) else {
+        diagnostics.push(
+            source
+                .error(
+                    written.span.as_ref(),
+                    format!("unknown scoring profile {:?}", written.value),
+                )
+                .help("`scoring` is \"mcp\" (mcpick's rules) or \"bfcl\" (BFCL's checker)"),
+        );
+        return ScoringProfile::Mcp;
+    };
+    if profile == ScoringProfile::Bfcl
+        && let Some(task) = tasks.iter().find(|t| t.bfcl.is_none())
+    {
+        diagnostics.push(
+            source
+                .error(
+                    written.span.as_ref(),
+                    format!(
+                        "scoring = \"bfcl\", but task {:?} has no `bfcl` record",
+                        task.id
+                    ),
+                )
+                .help(
+                    "the bfcl profile needs the records `mcpick import-bfcl` writes; use \"mcp\"",
+                ),
+        );
+    }
+    profile
 }
 
 /// Checks a JSON Lines task file that no suite references: syntax and fields only.
@@ -298,6 +345,19 @@ impl TaskChecks<'_> {
             id_span,
             diagnostics,
         );
+        let bfcl = spec
+            .bfcl
+            .map(serde_json::from_value::<BfclRecord>)
+            .transpose()
+            .unwrap_or_else(|e| {
+                diagnostics.push(place.error(
+                    id_span,
+                    format!("task {id:?}: `bfcl`: {e}"),
+                    "`bfcl` is {category, function, ground_truth} as `mcpick import-bfcl` writes it"
+                        .into(),
+                ));
+                None
+            });
         let errors_after = diagnostics.iter().filter(|d| d.is_error()).count();
         if errors_after > errors_before {
             return None;
@@ -311,6 +371,8 @@ impl TaskChecks<'_> {
             tools,
             source: place.path().to_path_buf(),
             line: place.line(id_span),
+            scoring: ScoringProfile::Mcp,
+            bfcl,
         })
     }
 

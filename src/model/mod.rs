@@ -8,7 +8,10 @@ mod task;
 mod tool;
 
 pub use matcher::{Alternative, ArgMatcher, MatcherError};
-pub use task::{Expectation, ExpectedCall, Message, Role, Suite, Task, TaskInput, TaskTool};
+pub use task::{
+    BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Suite, Task, TaskInput,
+    TaskTool,
+};
 pub use tool::{
     Behavior, Response, ResponseRule, Tool, ToolAnnotations, Toolset, fill_template,
     template_placeholders,

@@ -1,6 +1,8 @@
 //! Suites and tasks: a prompt (or conversation) and what a good assistant does with it.
 
 use super::ArgMatcher;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -12,6 +14,8 @@ pub struct Suite {
     pub source: PathBuf,
     /// The toolset's name as resolved by the loader.
     pub toolset: String,
+    /// The scoring profile the suite asks for (`scoring` in the suite file; `mcp` by default).
+    pub scoring: ScoringProfile,
     pub tasks: Vec<Task>,
 }
 
@@ -29,6 +33,50 @@ pub struct Task {
     /// Where the task was written: its file and 1-based line.
     pub source: PathBuf,
     pub line: Option<usize>,
+    /// How its trials are judged: the suite's `scoring`, unless a run says otherwise.
+    pub scoring: ScoringProfile,
+    /// BFCL's own record of the task, for the `bfcl` profile (tasks imported by `import-bfcl`).
+    pub bfcl: Option<BfclRecord>,
+}
+
+/// A set of scoring rules. `mcp`: mcpick's own (multi-turn, self-correction counts; see the `score`
+/// module). `bfcl`: BFCL's checker exactly, on the first reply (see `score::bfcl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoringProfile {
+    #[default]
+    Mcp,
+    Bfcl,
+}
+
+impl ScoringProfile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScoringProfile::Mcp => "mcp",
+            ScoringProfile::Bfcl => "bfcl",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ScoringProfile> {
+        match text {
+            "mcp" => Some(ScoringProfile::Mcp),
+            "bfcl" => Some(ScoringProfile::Bfcl),
+            _ => None,
+        }
+    }
+}
+
+/// A task's record in BFCL's own terms: its category (which picks BFCL's checker), its functions as
+/// BFCL wrote them (types such as `float`, `tuple`, `any` that MCP's JSON Schema does not keep), and
+/// its possible answers (`[{function: {parameter: [acceptable values]}}]`; empty for relevance and
+/// irrelevance records).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BfclRecord {
+    pub category: String,
+    pub function: Vec<Value>,
+    #[serde(default)]
+    pub ground_truth: Vec<Value>,
 }
 
 /// One tool of a task's own list: a toolset tool, shown under `name`. The two differ only when a

@@ -7,6 +7,7 @@
 use crate::analysis::trials::parse_rows;
 use crate::analysis::{RunAnalysis, analyse};
 use crate::file_replace::replace;
+use crate::model::ScoringProfile;
 use crate::report::markdown::{markdown_table, percent};
 use crate::report::{Table, experiment_markdown, html_page};
 use crate::score::{Outcome, Tally, Verdict};
@@ -40,6 +41,8 @@ pub struct TrialLine<'a> {
     pub tools_shown: &'a [String],
     pub lang: &'a str,
     pub tags: &'a [String],
+    /// The scoring profile the verdict was reached under.
+    pub scoring: ScoringProfile,
     #[serde(flatten)]
     pub verdict: &'a Verdict,
     pub calls: &'a [crate::score::ObservedCall],
@@ -183,6 +186,9 @@ struct StoredTrial {
     #[serde(default)]
     gold_position: Option<usize>,
     lang: String,
+    /// Lines written before profiles existed were scored by mcpick's rules.
+    #[serde(default)]
+    scoring: ScoringProfile,
     #[serde(flatten)]
     verdict: Verdict,
     calls: Vec<crate::score::ObservedCall>,
@@ -207,6 +213,11 @@ struct Cell {
     retries: u64,
     cost_usd: f64,
     calls: u64,
+    /// The scoring profiles of its trials (one, unless `(all)` spans suites scored differently).
+    scoring: std::collections::BTreeSet<&'static str>,
+    /// Trials whose first reply failed under a one-response profile but whose later turns would
+    /// have passed under `mcp`.
+    later_turn_fixed: u64,
 }
 
 /// Rebuilds `summary.json`, `summary.md`, `trials.csv`, `trials.parquet` and `report.html` from
@@ -294,6 +305,8 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             cell.retries += u64::from(trial.retries);
             cell.calls += trial.calls.len() as u64;
             cell.cost_usd += trial.cost_usd;
+            cell.scoring.insert(trial.scoring.as_str());
+            cell.later_turn_fixed += u64::from(verdict.later_turn_fixed);
         }
     }
     let csv = csv.into_inner().map_err(|e| e.into_error())?;
@@ -362,6 +375,7 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (Table, serde_
             "tokens in / out",
             "cost",
             "errors",
+            "scoring",
         ]
         .map(String::from)
         .to_vec(),
@@ -381,6 +395,7 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (Table, serde_
             tally.full_accuracy(),
         );
         let (precision, recall) = (tally.abstention_precision(), tally.abstention_recall());
+        let scoring = cell.scoring.iter().copied().collect::<Vec<_>>().join("+");
         let calls_per_task = if tally.trials() == 0 {
             0.0
         } else {
@@ -399,6 +414,7 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (Table, serde_
             format!("{} / {}", cell.input_tokens, cell.output_tokens),
             format!("${:.4}", cell.cost_usd),
             tally.count(Outcome::Error).to_string(),
+            scoring.clone(),
         ]);
         let counts: BTreeMap<&str, u64> = Outcome::ALL
             .iter()
@@ -414,6 +430,8 @@ fn summary_table(cells: &mut BTreeMap<(String, String), Cell>) -> (Table, serde_
             "tokens": { "input": cell.input_tokens, "output": cell.output_tokens },
             "cost_usd": cell.cost_usd,
             "retries": cell.retries,
+            "scoring": scoring,
+            "later_turn_fixed": cell.later_turn_fixed,
         }));
     }
     (table, serde_json::Value::Array(json))

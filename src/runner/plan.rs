@@ -13,7 +13,7 @@ use crate::backend::{AnyBackend, DEFAULT_SYSTEM_PROMPT, HostedOptions};
 use crate::cli::{Distractors, RunOptions};
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
-use crate::model::{Task, TaskTool, Tool};
+use crate::model::{ScoringProfile, Task, TaskTool, Tool};
 use crate::spec::{BackendProfile, ConfigFile};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -21,6 +21,38 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Puts the run's `--scoring` profile (if any) on the tasks, which carry their suite's otherwise.
+/// The `bfcl` profile needs BFCL's record on every task, and ports BFCL's Python checker only.
+fn apply_scoring(scoring: Option<&str>, tasks: &mut [Task]) -> Result<(), String> {
+    if let Some(written) = scoring {
+        let profile = ScoringProfile::parse(written)
+            .ok_or_else(|| format!("--scoring {written:?}: the profiles are `mcp` and `bfcl`"))?;
+        for task in tasks.iter_mut() {
+            task.scoring = profile;
+        }
+    }
+    for task in tasks.iter().filter(|t| t.scoring == ScoringProfile::Bfcl) {
+        match &task.bfcl {
+            None => {
+                return Err(format!(
+                    "task {}: the bfcl profile needs BFCL's record (`bfcl`, written by import-bfcl); score it with --scoring mcp",
+                    task.id
+                ));
+            }
+            Some(record)
+                if record.category.ends_with("java") || record.category.ends_with("javascript") =>
+            {
+                return Err(format!(
+                    "task {}: the bfcl profile does not port BFCL's Java and JavaScript type converters yet; score {} with --scoring mcp",
+                    task.id, record.category
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
 
 /// One suite under one arm (its toolset as is, or overlaid by a variant), ready to serve.
 pub struct SuitePlan {
@@ -435,6 +467,9 @@ impl RunPlan {
                 }
                 for (variant, tools, mut tasks) in arms {
                     tasks.retain(tagged);
+                    if let Err(problem) = apply_scoring(options.scoring.as_deref(), &mut tasks) {
+                        problems.push(format!("suite {}: {problem}", suite.name));
+                    }
                     let own_tools: Result<Vec<Option<TaskServing>>, String> = tasks
                         .iter()
                         .map(|task| TaskServing::for_task(task, &tools).transpose())
@@ -514,7 +549,7 @@ impl RunPlan {
             "plan_hash": hash,
             "options": options_json,
             "backends": lane_manifest,
-            "suites": suites.iter().map(|s| json!({"suite": s.name, "toolset": s.toolset, "variant": s.variant, "tasks": s.tasks.len(), "distractor_pool": s.pool.len()})).collect::<Vec<_>>(),
+            "suites": suites.iter().map(|s| json!({"suite": s.name, "toolset": s.toolset, "variant": s.variant, "tasks": s.tasks.len(), "distractor_pool": s.pool.len(), "scoring": s.tasks.first().map(|t| t.scoring.as_str())})).collect::<Vec<_>>(),
             "files": files,
             "system_prompt": DEFAULT_SYSTEM_PROMPT,
             "cache": cache.as_ref().map(|c| c.path.display().to_string()),

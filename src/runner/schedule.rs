@@ -253,6 +253,7 @@ fn append(
         tools_shown: &outcome.record.shown_tools,
         lang: &task.lang,
         tags: &task.tags,
+        scoring: task.scoring,
         verdict: &outcome.verdict,
         calls: &outcome.record.calls,
         shown_tools: outcome.record.shown_tools.len(),

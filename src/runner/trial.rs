@@ -6,7 +6,7 @@ use crate::mcp::McpServer;
 use crate::mcp::client::{ClientError, McpClient};
 use crate::mcp::duplex::connect_in_memory;
 use crate::model::{Role, Task, TaskInput};
-use crate::score::{CallArguments, ObservedCall, TrialRecord, Verdict, score};
+use crate::score::{CallArguments, ObservedCall, TrialRecord, Verdict, score_task};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -45,7 +45,7 @@ impl TrialOutcome {
             ..TrialRecord::default()
         };
         TrialOutcome {
-            verdict: score(&task.expectation, &record),
+            verdict: score_task(task, &record),
             record,
             transcript: initial_messages(task),
             turns: 0,
@@ -169,6 +169,7 @@ pub async fn run_trial(
                                 tool: call.tool,
                                 arguments: call.arguments,
                                 result_is_error: None,
+                                reply: u32::try_from(turns - 1).unwrap_or(u32::MAX),
                             }));
                         break;
                     }
@@ -179,6 +180,7 @@ pub async fn run_trial(
                             tool: call.tool.clone(),
                             arguments: call.arguments,
                             result_is_error: executed.then_some(is_error),
+                            reply: u32::try_from(turns - 1).unwrap_or(u32::MAX),
                         });
                         transcript.push(ChatMessage::Tool {
                             call_id: call.id,
@@ -191,7 +193,7 @@ pub async fn run_trial(
             }
         },
     }
-    let verdict = score(&task.expectation, &record);
+    let verdict = score_task(task, &record);
     Ok(TrialOutcome {
         record,
         verdict,
@@ -319,6 +321,7 @@ mod tests {
             tool: "get_weather".into(),
             arguments: parsed("Paris"),
             result_is_error: Some(false),
+            reply: 0,
         }];
         let cut = CallArguments::Malformed {
             raw: "{\"name\": \"get_weather\", \"argu".into(),

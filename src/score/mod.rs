@@ -29,9 +29,21 @@
 //! the task does not mention are not judged (the tool's schema has already validated them).
 
 mod arguments;
+pub mod bfcl;
 mod tally;
 mod verdict;
 
 pub use arguments::{ArgumentMismatch, match_arguments};
 pub use tally::{Interval, Tally, wilson_interval};
 pub use verdict::{CallArguments, ObservedCall, Outcome, TrialRecord, Verdict, score};
+
+use crate::model::{ScoringProfile, Task};
+
+/// Judges a trial of `task` under the task's profile. A `bfcl` task without BFCL's record cannot
+/// occur: the run plan refuses the profile for such suites.
+pub fn score_task(task: &Task, trial: &TrialRecord) -> Verdict {
+    match (task.scoring, &task.bfcl) {
+        (ScoringProfile::Bfcl, Some(record)) => bfcl::score_bfcl(record, &task.expectation, trial),
+        _ => score(&task.expectation, trial),
+    }
+}

@@ -12,6 +12,8 @@ pub enum Outcome {
     Correct,
     WrongArgs,
     WrongTool,
+    /// The reply made more or fewer calls than the task asks for (the `bfcl` profile).
+    WrongCount,
     HallucinatedTool,
     MalformedCall,
     NoCall,
@@ -21,10 +23,11 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 9] = [
+    pub const ALL: [Outcome; 10] = [
         Outcome::Correct,
         Outcome::WrongArgs,
         Outcome::WrongTool,
+        Outcome::WrongCount,
         Outcome::HallucinatedTool,
         Outcome::MalformedCall,
         Outcome::NoCall,
@@ -38,6 +41,7 @@ impl Outcome {
             Outcome::Correct => "correct",
             Outcome::WrongArgs => "wrong_args",
             Outcome::WrongTool => "wrong_tool",
+            Outcome::WrongCount => "wrong_count",
             Outcome::HallucinatedTool => "hallucinated_tool",
             Outcome::MalformedCall => "malformed_call",
             Outcome::NoCall => "no_call",
@@ -67,6 +71,10 @@ pub struct ObservedCall {
     pub arguments: CallArguments,
     /// Whether the tool answered with `isError: true` (`None` if the call was not executed).
     pub result_is_error: Option<bool>,
+    /// Which of the model's replies made the call (0 = the first), so a profile that scores one
+    /// response can tell the first reply's calls from later ones.
+    #[serde(default)]
+    pub reply: u32,
 }
 
 /// What scoring needs to know about a trial.
@@ -91,6 +99,10 @@ pub struct Verdict {
     pub saw_tool_error: bool,
     /// After an `isError` answer, a later call to the same step's tool matched.
     pub self_corrected: bool,
+    /// Under a profile that scores only the first reply (`bfcl`): the first reply failed, but the
+    /// whole trial, later turns included, would be `correct` under the `mcp` profile.
+    #[serde(default)]
+    pub later_turn_fixed: bool,
     /// What was wrong with the arguments of the closest attempt (for `wrong_args`).
     pub mismatches: Vec<ArgumentMismatch>,
     /// One line saying why.
@@ -107,6 +119,7 @@ pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
         first_tool: first_tool.clone(),
         saw_tool_error,
         self_corrected: false,
+        later_turn_fixed: false,
         mismatches: Vec::new(),
         detail,
     };
@@ -410,6 +423,7 @@ mod tests {
             tool: tool.into(),
             arguments: CallArguments::Parsed(args.as_object().unwrap().clone()),
             result_is_error: Some(is_error),
+            reply: 0,
         }
     }
 
@@ -421,6 +435,7 @@ mod tests {
                 reason: "key must be a string".into(),
             },
             result_is_error: None,
+            reply: 0,
         }
     }
 

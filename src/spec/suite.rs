@@ -15,6 +15,8 @@ pub struct SuiteFile {
     pub toolset: Located<String>,
     pub description: Option<String>,
     pub tasks_file: Option<Located<String>>,
+    /// The scoring profile: `mcp` (default) or `bfcl`.
+    pub scoring: Option<Located<String>>,
     #[serde(rename = "task", default)]
     pub tasks: Vec<Located<TaskSpec>>,
 }
@@ -35,6 +37,8 @@ pub struct TaskSpec {
     pub expect_no_call: Option<Located<bool>>,
     /// The task's own tool list (names in the toolset), instead of the whole toolset.
     pub tools: Option<Vec<TaskToolSpec>>,
+    /// BFCL's own record of the task (written by `import-bfcl`, read by the `bfcl` profile).
+    pub bfcl: Option<Value>,
 }
 
 /// One entry of a task's own tool list: a toolset tool's name, or `{ tool, as }` to show a toolset
