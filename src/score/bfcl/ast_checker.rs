@@ -2,8 +2,7 @@
 //! 2026.3.23) for its Python-language categories, function for function and quirk for quirk, so a
 //! reply is valid here exactly when it is valid there (`tests/bfcl_differential.rs` holds the two
 //! against each other). Among the quirks kept: parallel calls are matched greedily, in answer order;
-//! a nested list type check passes whenever the answer's first value is a list (the value is then
-//! compared as a "variable", without string normalisation); strings are normalised at the top level,
+//! a list's items are type-checked one level deep only; strings are normalised at the top level,
 //! in a list's items and in a dict's values, but not deeper; a dict inside a dict is compared by
 //! Python equality. Where Python would raise (an unknown type name, a missing function), the reply is
 //! invalid with `error_type` `checker_exception` — BFCL's run would stop there.
@@ -283,6 +282,15 @@ fn type_checker(
                 return Ok(is_variable);
             }
         }
+        // Python has already marked its result invalid here; the "variable" exit below returns
+        // that same result, so a failed nested check stays a failure either way.
+        return Err(fail(
+            "type_error:nested",
+            format!(
+                "Nested type checking failed for parameter {param:?}. Expected outer type {type_name} with inner type {}. Parameter value: {value}.",
+                nested.name()
+            ),
+        ));
     }
     if answer_type.is_some_and(|t| PyType::of(value) == t) {
         return Ok(true);

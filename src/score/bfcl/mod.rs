@@ -60,12 +60,8 @@ pub fn score_bfcl(bfcl: &BfclRecord, expectation: &Expectation, trial: &TrialRec
     if let Some(error) = &trial.backend_error {
         return verdict(Outcome::Error, format!("backend failed: {error}"));
     }
-    let first_reply = trial.calls.first().map_or(0, |c| c.reply);
-    let replied: Vec<_> = trial
-        .calls
-        .iter()
-        .filter(|c| c.reply == first_reply)
-        .collect();
+    // The first reply is reply 0: a first reply of text has no calls, whatever came later.
+    let replied: Vec<_> = trial.calls.iter().filter(|c| c.reply == 0).collect();
     let decoded: Option<Vec<(&str, &Map<String, Value>)>> = replied
         .iter()
         .map(|c| match &c.arguments {
