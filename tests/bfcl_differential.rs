@@ -20,6 +20,9 @@ use std::process::Command;
 /// The one kind where mcpick departs from BFCL on purpose (README, "Scoring profiles").
 const DOCUMENTED_DIFFERENCE: &str = "bool_as_int_nested";
 
+/// The gold call of a record the import left out: BFCL's checker must reject it too.
+const SKIPPED_RECORD: &str = "skipped_record_gold";
+
 /// BFCL v4's single-turn files in Python (Java and JavaScript are scored by the `mcp` profile).
 const CATEGORIES: [&str; 11] = [
     "simple_python",
@@ -70,6 +73,17 @@ struct Case {
     replies: Vec<Reply>,
 }
 
+/// One row of the agreement table.
+#[derive(Default)]
+struct KindRow {
+    replies: usize,
+    bfcl_valid: usize,
+    agree: usize,
+    /// BFCL valid where mcpick is not.
+    only_bfcl_valid: usize,
+    examples: Vec<String>,
+}
+
 struct Record {
     bfcl: BfclRecord,
     shown: Vec<String>,
@@ -87,6 +101,37 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
             std::fs::read_to_string(data.join(format!("possible_answer/BFCL_v4_{category}.json")))
                 .ok();
         let imported = mcpick::import::bfcl::import_bfcl(&questions, answers.as_deref(), category);
+        // A record the import leaves out must be one BFCL's checker cannot pass either: its own
+        // answer's first values are judged like any reply, and must fail.
+        for skipped in &imported.skipped {
+            let question: Value =
+                serde_json::from_str(questions.lines().nth(skipped.line - 1).unwrap()).unwrap();
+            let truth = answers
+                .as_deref()
+                .into_iter()
+                .flat_map(str::lines)
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .find(|a| a["id"] == question["id"])
+                .map_or(json!([]), |a| a["ground_truth"].clone());
+            let bfcl = BfclRecord {
+                category: category.to_string(),
+                function: question["function"].as_array().unwrap().clone(),
+                ground_truth: truth.as_array().unwrap().clone(),
+            };
+            let id = skipped.record.clone();
+            cases.push(Case {
+                kind: SKIPPED_RECORD,
+                id: id.clone(),
+                replies: vec![reply(&gold_calls(&bfcl))],
+            });
+            records.insert(
+                id,
+                Record {
+                    bfcl,
+                    shown: Vec::new(),
+                },
+            );
+        }
         for task in &imported.tasks {
             let id = task["id"].as_str().unwrap().to_string();
             let bfcl: BfclRecord = serde_json::from_value(task["bfcl"].clone()).unwrap();
@@ -149,8 +194,7 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
         .collect();
     assert_eq!(theirs.len(), cases.len(), "one BFCL verdict per case");
 
-    // kind → (cases, BFCL valid, agreements, examples of disagreement)
-    let mut table: BTreeMap<&str, (usize, usize, usize, Vec<String>)> = BTreeMap::new();
+    let mut table: BTreeMap<&str, KindRow> = BTreeMap::new();
     let mut exceptions = 0;
     for (case, verdict) in cases.iter().zip(&theirs) {
         let record = &records[&case.id];
@@ -162,12 +206,13 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
                 .is_some_and(|e| e.starts_with("exception")),
         );
         let row = table.entry(case.kind).or_default();
-        row.0 += 1;
-        row.1 += usize::from(valid);
+        row.replies += 1;
+        row.bfcl_valid += usize::from(valid);
+        row.only_bfcl_valid += usize::from(valid && !ours);
         if ours == valid {
-            row.2 += 1;
-        } else if row.3.len() < 3 {
-            row.3.push(format!(
+            row.agree += 1;
+        } else if row.examples.len() < 3 {
+            row.examples.push(format!(
                 "{} BFCL {valid} ({}), mcpick {ours}: {:?}",
                 case.id, verdict["error_type"], case.replies
             ));
@@ -177,7 +222,8 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
         "\n| kind | replies | BFCL valid | agree | disagree |\n|---|---:|---:|---:|---:|\n",
     );
     let (mut total, mut agreed) = (0, 0);
-    for (kind, (n, valid, agree, _)) in &table {
+    for (kind, row) in &table {
+        let (n, valid, agree) = (row.replies, row.bfcl_valid, row.agree);
         writeln!(
             report,
             "| {kind} | {n} | {valid} | {agree} | {} |",
@@ -197,7 +243,8 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
     .unwrap();
     println!("{report}");
     let mut failures = String::new();
-    for (kind, (n, _, agree, examples)) in &table {
+    for (kind, row) in &table {
+        let (n, agree, examples) = (row.replies, row.agree, &row.examples);
         if *kind != DOCUMENTED_DIFFERENCE && n != agree {
             writeln!(
                 failures,
@@ -209,11 +256,21 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
         }
     }
     assert!(failures.is_empty(), "{report}\n{failures}");
+    if let Some(skipped) = table.get(SKIPPED_RECORD) {
+        assert_eq!(
+            skipped.bfcl_valid, 0,
+            "the import left out a record BFCL's checker passes: {:?}",
+            skipped.examples
+        );
+    }
     let documented = &table[DOCUMENTED_DIFFERENCE];
-    assert!(documented.0 > 0, "the generator makes the documented kind");
+    assert!(
+        documented.replies > 0,
+        "the generator makes the documented kind"
+    );
     assert_eq!(
-        documented.2 + documented.1,
-        documented.0,
+        documented.replies - documented.agree,
+        documented.only_bfcl_valid,
         "in the documented kind mcpick differs only by rejecting what BFCL accepts"
     );
     assert!(

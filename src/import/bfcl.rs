@@ -255,6 +255,38 @@ fn translate_record(
         }
         tools.push(tool);
     }
+    let (expect_field, expectation) = if category.ends_with("irrelevance") {
+        ("expect_no_call", json!(true))
+    } else if category.ends_with("relevance") {
+        // Relevance: any call of a listed function is right; BFCL checks no arguments. A function
+        // no valid call can reach (a schema that contradicts itself) is left out of the
+        // alternatives, as long as one remains.
+        let all: Vec<Value> = tools.iter().map(|t| json!({"tool": t["name"]})).collect();
+        let mut calls: Vec<Value> = all
+            .iter()
+            .filter(|call| check_reachable(call, &tools).is_ok())
+            .cloned()
+            .collect();
+        if calls.len() < all.len() {
+            notes.push("relevance record: a function no valid call can reach left out of the right answers".into());
+        }
+        if calls.is_empty() {
+            calls = all;
+        }
+        if calls.len() == 1 {
+            ("expect", Value::Array(calls))
+        } else {
+            ("expect_any_of", Value::Array(calls))
+        }
+    } else {
+        let truth = answer.ok_or("no possible answer has this id (give --answers)")?;
+        let calls = expected_calls(truth, &mut tools, functions, language, &mut notes)?;
+        if calls.len() == 1 {
+            ("expect", Value::Array(calls))
+        } else {
+            ("expect_all_of", Value::Array(calls))
+        }
+    };
     // Each function's toolset name, and the task's list (`{tool, as}` where the two differ).
     let mut new_tools: Vec<(String, Value)> = Vec::new();
     let mut listed = Vec::with_capacity(tools.len());
@@ -279,26 +311,7 @@ fn translate_record(
     task.insert(field.into(), input);
     task.insert("tools".into(), Value::Array(listed));
 
-    let (field, expectation) = if category.ends_with("irrelevance") {
-        ("expect_no_call", json!(true))
-    } else if category.ends_with("relevance") {
-        // Relevance: any call of a listed function is right; BFCL checks no arguments.
-        let calls: Vec<Value> = tools.iter().map(|t| json!({"tool": t["name"]})).collect();
-        if calls.len() == 1 {
-            ("expect", Value::Array(calls))
-        } else {
-            ("expect_any_of", Value::Array(calls))
-        }
-    } else {
-        let truth = answer.ok_or("no possible answer has this id (give --answers)")?;
-        let calls = expected_calls(truth, &tools, functions, language, &mut notes)?;
-        if calls.len() == 1 {
-            ("expect", Value::Array(calls))
-        } else {
-            ("expect_all_of", Value::Array(calls))
-        }
-    };
-    task.insert(field.into(), expectation.clone());
+    task.insert(expect_field.into(), expectation.clone());
     task.insert(
         "bfcl".into(),
         json!({
@@ -379,7 +392,13 @@ fn translate_function(
             language.label()
         ));
     }
-    let schema = translate_schema(&parameters, name, true, notes)?;
+    let mut schema = translate_schema(&parameters, name, true, notes)?;
+    // BFCL rejects an argument the function does not declare; the server does too.
+    if let Some(fields) = schema.as_object_mut() {
+        fields
+            .entry("additionalProperties")
+            .or_insert(Value::Bool(false));
+    }
     compile_object_schema(&schema).map_err(|e| format!("{name}: {e}"))?;
     Ok(json!({
         "name": name,
@@ -591,7 +610,7 @@ fn translate_schema(
 /// The expected calls of a BFCL answer, one per `{TOOL: {param: [values]}}` entry.
 fn expected_calls(
     truth: &Value,
-    tools: &[Value],
+    tools: &mut [Value],
     functions: &[Value],
     language: Language,
     notes: &mut Vec<String>,
@@ -609,22 +628,49 @@ fn expected_calls(
             Some(pairs) if pairs.len() == 1 => pairs[0],
             _ => return Err(format!("an answer entry is not {{TOOL: {{...}}}}: {entry}")),
         };
-        let schema = tools
-            .iter()
+        let schema = &mut tools
+            .iter_mut()
             .find(|t| t["name"] == tool.as_str())
-            .map(|t| &t["inputSchema"])
-            .ok_or_else(|| format!("the answer calls {tool:?}, which the record does not offer"))?;
+            .ok_or_else(|| format!("the answer calls {tool:?}, which the record does not offer"))?
+            ["inputSchema"];
         let params = params
             .as_object()
             .ok_or_else(|| format!("the answer's arguments for {tool} are not an object"))?;
+        let required: Vec<&str> = functions
+            .iter()
+            .find(|f| f["name"] == tool.as_str())
+            .and_then(|f| f["parameters"]["required"].as_array())
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
         let mut args = Map::new();
         for (param, acceptable) in params {
             if schema["properties"].get(param).is_none() {
+                if contains_omission(acceptable) {
+                    // BFCL rejects any value for it, and it may be left out: that is the answer.
+                    notes.push(
+                        "answer argument the function does not declare, marked optional: left out"
+                            .into(),
+                    );
+                    continue;
+                }
                 return Err(format!(
-                    "the answer gives {tool} an argument {param:?}, which the function does not declare"
+                    "the answer gives {tool} an argument {param:?}, which the function does not declare (BFCL's checker rejects it as an unexpected parameter, so it passes no call either)"
                 ));
             }
             let at = format!("{tool}.{param}");
+            let mut acceptable = acceptable.clone();
+            if required.contains(&param.as_str()) && contains_omission(&acceptable) {
+                // BFCL checks required parameters before the answer's `""`: leaving one out fails.
+                if let Value::Array(values) = &mut acceptable {
+                    values.retain(|v| v != "");
+                }
+                notes.push("`\"\"` (may be omitted) on a required parameter: dropped, as BFCL's checker requires the parameter".into());
+                if acceptable.as_array().is_some_and(Vec::is_empty) {
+                    return Err(format!(
+                        "{at}: required, but the answer only allows leaving it out (BFCL's checker passes no call either)"
+                    ));
+                }
+            }
             let declared = functions
                 .iter()
                 .find(|f| f["name"] == tool.as_str())
@@ -633,10 +679,12 @@ fn expected_calls(
                 schema: &schema["properties"][param],
                 declared,
                 language,
-                at: &at,
             };
-            let matcher = acceptable_values(acceptable, &parameter, notes)
-                .map_err(|e| format!("{at}: {e}"))?;
+            let (matcher, outside) =
+                acceptable_values(&acceptable, &parameter).map_err(|e| format!("{at}: {e}"))?;
+            if !outside.is_empty() {
+                widen(&mut schema["properties"][param], &outside, &at, notes);
+            }
             args.insert(param.clone(), matcher);
         }
         // BFCL rejects a parameter its answer does not list: it must be left out.
@@ -650,6 +698,31 @@ fn expected_calls(
     Ok(calls)
 }
 
+/// Whether a BFCL list of acceptable values allows leaving the parameter out (`""`).
+fn contains_omission(acceptable: &Value) -> bool {
+    acceptable
+        .as_array()
+        .is_some_and(|values| values.iter().any(|v| v == ""))
+}
+
+/// Widens a parameter's schema to also accept answer values the translation rejects (a `null`, a
+/// `"dontcare"` for an integer, a string outside an enum, a date not in `format: date`): the
+/// translation was stricter than BFCL, whose checker accepts them.
+fn widen(schema: &mut Value, outside: &[Value], at: &str, notes: &mut Vec<String>) {
+    let shown: Vec<String> = outside.iter().map(Value::to_string).collect();
+    notes.push(format!(
+        "{at}: schema widened to accept the answer's {} (`anyOf` with an `enum`)",
+        shown.join(", ")
+    ));
+    let original = schema.take();
+    let description = original.get("description").cloned();
+    let mut widened = json!({"anyOf": [original, {"enum": outside}]});
+    if let Some(description) = description {
+        widened["description"] = description;
+    }
+    *schema = widened;
+}
+
 /// The parameter an answer's values are for.
 struct Parameter<'a> {
     /// Its schema as translated (what the server validates).
@@ -657,18 +730,16 @@ struct Parameter<'a> {
     /// Its schema as BFCL wrote it (the Java or JavaScript type).
     declared: &'a Value,
     language: Language,
-    /// `tool.param`, for notes.
-    at: &'a str,
 }
 
-/// A BFCL list of acceptable values as an mcpick matcher; values the parameter's schema rejects are
-/// left out (no valid call can carry them), and noted. Java and JavaScript answers that are not
-/// strings are matched as the source text BFCL's type converters read them from (`source_text`).
+/// A BFCL list of acceptable values as an mcpick matcher, and the values the parameter's schema
+/// rejects (kept in the matcher: the caller widens the schema to accept them). Java and JavaScript
+/// answers that are not strings are matched as the source text BFCL's type converters read them
+/// from (`source_text`).
 fn acceptable_values(
     acceptable: &Value,
     parameter: &Parameter<'_>,
-    notes: &mut Vec<String>,
-) -> Result<Value, String> {
+) -> Result<(Value, Vec<Value>), String> {
     let values = match acceptable {
         Value::Array(values) => values.as_slice(),
         single => std::slice::from_ref(single),
@@ -727,22 +798,13 @@ fn acceptable_values(
         }
     }
     if values.is_empty() {
-        return Err("the answer lists no acceptable value (no call can be right)".into());
+        return Err(
+            "the answer lists no acceptable value (no call can be right; BFCL's checker passes none either)"
+                .into(),
+        );
     }
-    if matcher.is_empty() {
-        let shown: Vec<String> = rejected.iter().map(Value::to_string).collect();
-        return Err(format!(
-            "no acceptable value satisfies the parameter's schema ({})",
-            shown.join(", ")
-        ));
-    }
-    for value in rejected {
-        notes.push(format!(
-            "acceptable value {value} of {} fails the parameter's schema: left out",
-            parameter.at
-        ));
-    }
-    Ok(Value::Array(matcher))
+    matcher.extend(rejected.iter().cloned());
+    Ok((Value::Array(matcher), rejected))
 }
 
 /// A dict answer (`{key: [acceptable values]}`) as an object matcher.

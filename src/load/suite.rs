@@ -329,9 +329,10 @@ impl TaskChecks<'_> {
             }
         };
 
-        let tools = spec
-            .tools
-            .map(|written| self.task_tools(&id, written, place, id_span, diagnostics));
+        let expects_no_call = spec.expect_no_call.as_ref().is_some_and(|b| b.value);
+        let tools = spec.tools.map(|written| {
+            self.task_tools(&id, written, expects_no_call, place, id_span, diagnostics)
+        });
         let expectation = self.expectation(
             &id,
             Written {
@@ -416,19 +417,22 @@ impl TaskChecks<'_> {
     }
 
     /// A task's own tool list: every entry a toolset tool, every shown name once.
+    /// An empty list is a task shown no tools at all, which can only expect no call (BFCL has such
+    /// irrelevance records).
     fn task_tools(
         &self,
         id: &str,
         written: Vec<TaskToolSpec>,
+        expects_no_call: bool,
         place: &Place<'_>,
         id_span: Option<&Range<usize>>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Vec<TaskTool> {
-        if written.is_empty() {
+        if written.is_empty() && !expects_no_call {
             diagnostics.push(place.error(
                 id_span,
                 format!("task {id:?}: `tools` is empty"),
-                "list the toolset tools this task is shown, or drop `tools` to show the whole toolset"
+                "list the toolset tools this task is shown, or drop `tools` to show the whole toolset (a task shown no tools must `expect_no_call`)"
                     .into(),
             ));
         }
