@@ -181,6 +181,8 @@ mod tests {
             tools: None,
             source: "t".into(),
             line: None,
+            scoring: Default::default(),
+            bfcl: None,
         }
     }
 

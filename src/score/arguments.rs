@@ -44,9 +44,12 @@ fn matcher_accepts(matcher: &ArgMatcher, value: &Value) -> bool {
 fn alternative_accepts(alternative: &Alternative, value: &Value) -> bool {
     match alternative {
         Alternative::Literal(expected) => loosely_equal(expected, value),
-        Alternative::Object(fields) => value
-            .as_object()
-            .is_some_and(|object| match_arguments(fields, object).is_empty()),
+        // Inside an argument, a key the matcher does not mention is wrong (BFCL's `dict_checker`
+        // says so too); only the top level leaves unmentioned arguments to the schema.
+        Alternative::Object(fields) => value.as_object().is_some_and(|object| {
+            object.keys().all(|k| fields.contains_key(k))
+                && match_arguments(fields, object).is_empty()
+        }),
         // Regex and tolerance matchers need no normalising: they already say what is acceptable.
         pattern_or_tolerance => pattern_or_tolerance.accepts(value),
     }
@@ -169,6 +172,12 @@ mod tests {
                 json!({"where": [{"lat": [48.85], "lon": [2.35]}]}),
                 json!({"where": {"lat": 48.85, "lon": 2.35}}),
                 true,
+            ),
+            (
+                "nested object, a key it does not mention",
+                json!({"where": [{"lat": [48.85]}]}),
+                json!({"where": {"lat": 48.85, "lon": 2.35}}),
+                false,
             ),
             (
                 "nested object, wrong field",

@@ -21,12 +21,18 @@
 //!    otherwise `wrong_args`. `expect_all_of` (BFCL's parallel calls) takes its calls in any order,
 //!    each answered by a call of its own: a maximum matching between expected and made calls.
 //!    Unlike BFCL, extra calls beyond the expected ones are not penalised (they may be retries).
+//!    A call its tool answered with `isError` never counts as the matching call: the server's
+//!    schema check rejected it (an argument the tool does not declare, a required one left out) or
+//!    the tool failed.
 //!
 //! Argument matching follows the Berkeley Function Calling Leaderboard's checker: each expected
 //! argument lists acceptable values (`""` = may be omitted), strings compare after normalisation
 //! (case, spaces and the punctuation `,./-_*^` ignored), numbers compare by value (an integer is an
-//! acceptable float), lists compare element by element in order, objects key by key, and arguments
-//! the task does not mention are not judged (the tool's schema has already validated them).
+//! acceptable float), lists compare element by element in order, objects key by key (a key the
+//! matcher does not mention is wrong inside an argument), and top-level arguments the task does
+//! not mention are not judged (the tool's schema has already validated them). This is the `mcp`
+//! profile; `bfcl` (module `bfcl`) is BFCL's checker exactly, and the README's scoring table lists
+//! every difference between the two.
 
 mod arguments;
 pub mod bfcl;

@@ -139,6 +139,7 @@ mod tests {
             first_tool: None,
             saw_tool_error: false,
             self_corrected: false,
+            later_turn_fixed: false,
             mismatches: vec![],
             detail: String::new(),
         }

@@ -225,8 +225,10 @@ fn judge_unordered(
         .calls
         .iter()
         .filter_map(|call| match &call.arguments {
-            CallArguments::Parsed(arguments) => Some((call, arguments)),
-            CallArguments::Malformed { .. } => None,
+            CallArguments::Parsed(arguments) if call.result_is_error != Some(true) => {
+                Some((call, arguments))
+            }
+            _ => None,
         })
         .collect();
     let fits: Vec<Vec<usize>> = expected
@@ -356,7 +358,10 @@ fn judge_steps(steps: &[Vec<&ExpectedCall>], trial: &TrialRecord, mut verdict: V
             .iter()
             .map(|e| match_arguments(&e.args, arguments))
             .collect();
-        if attempts.iter().any(Vec::is_empty) {
+        // A call its tool answered with `isError` did not succeed, whatever its arguments (the
+        // server's schema check rejects an argument the tool does not declare, for one).
+        let accepted = call.result_is_error != Some(true);
+        if accepted && attempts.iter().any(Vec::is_empty) {
             verdict.self_corrected |= failed_with_error;
             failed_with_error = false;
             closest.clear();
@@ -367,6 +372,12 @@ fn judge_steps(steps: &[Vec<&ExpectedCall>], trial: &TrialRecord, mut verdict: V
                 .into_iter()
                 .min_by_key(Vec::len)
                 .unwrap_or_default();
+            if closest.is_empty() {
+                closest.push(ArgumentMismatch {
+                    argument: "(call)".into(),
+                    problem: "the arguments match, but the tool answered isError (its schema rejected the call, or the tool failed)".into(),
+                });
+            }
         }
     }
     if step == steps.len() {
