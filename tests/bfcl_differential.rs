@@ -23,9 +23,11 @@ const DOCUMENTED_DIFFERENCE: &str = "bool_as_int_nested";
 /// The gold call of a record the import left out: BFCL's checker must reject it too.
 const SKIPPED_RECORD: &str = "skipped_record_gold";
 
-/// BFCL v4's single-turn files in Python (Java and JavaScript are scored by the `mcp` profile).
-const CATEGORIES: [&str; 11] = [
+/// BFCL v4's single-turn files.
+const CATEGORIES: [&str; 13] = [
     "simple_python",
+    "simple_java",
+    "simple_javascript",
     "multiple",
     "parallel",
     "parallel_multiple",
@@ -141,7 +143,12 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
                 .iter()
                 .map(|t| t.get("as").unwrap_or(t).as_str().unwrap().to_string())
                 .collect();
-            mutations(&id, &bfcl, &mut cases);
+            let gold = if bfcl.category.ends_with("java") || bfcl.category.ends_with("javascript") {
+                source_text_gold(task, &imported.tools)
+            } else {
+                gold_calls(&bfcl)
+            };
+            mutations(&id, &bfcl, gold, &mut cases);
             records.insert(id, Record { bfcl, shown });
         }
     }
@@ -341,6 +348,31 @@ fn gold_calls(bfcl: &BfclRecord) -> Vec<(String, Map<String, Value>)> {
         .collect()
 }
 
+/// The correct call of a Java or JavaScript record: its parameters are source text, so the gold
+/// call is the `oracle` backend's (text the import's matchers accept, e.g. `"42L"` for a long).
+fn source_text_gold(task: &Value, tools: &[Value]) -> Vec<(String, Map<String, Value>)> {
+    let listed = &task["tools"][0];
+    let key = listed.get("tool").unwrap_or(listed).as_str().unwrap();
+    let schema = &tools.iter().find(|t| t["name"] == key).unwrap()["inputSchema"];
+    task["expect"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|call| {
+            let matchers = call["args"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), mcpick::model::ArgMatcher::parse(v).unwrap()))
+                .collect();
+            (
+                call["tool"].as_str().unwrap().to_string(),
+                mcpick::backend::oracle_arguments(&matchers, schema),
+            )
+        })
+        .collect()
+}
+
 /// The first acceptable value of a list that is not `""`, made concrete.
 fn first_acceptable(acceptable: &Value) -> Option<Value> {
     acceptable
@@ -377,7 +409,12 @@ fn reply(calls: &[(String, Map<String, Value>)]) -> Reply {
 }
 
 /// Every reply the generator derives from one record.
-fn mutations(id: &str, bfcl: &BfclRecord, cases: &mut Vec<Case>) {
+fn mutations(
+    id: &str,
+    bfcl: &BfclRecord,
+    gold: Vec<(String, Map<String, Value>)>,
+    cases: &mut Vec<Case>,
+) {
     let mut add = |kind: &'static str, replies: Vec<Reply>| {
         cases.push(Case {
             kind,
@@ -411,7 +448,6 @@ fn mutations(id: &str, bfcl: &BfclRecord, cases: &mut Vec<Case>) {
         );
         return;
     }
-    let gold = gold_calls(bfcl);
     let Some((first_name, first_args)) = gold.first().cloned() else {
         return;
     };
@@ -625,6 +661,25 @@ fn changes_of(value: &Value, place: Place) -> Vec<(&'static str, Value)> {
             if let Ok(n) = s.parse::<i64>() {
                 out.push(("string_as_number", json!(n)));
             }
+            // Changes that matter where a string is source text (Java, JavaScript).
+            if let Some(cut) = s.strip_suffix(['L', 'l', 'f', 'F', 'n']) {
+                out.push(("source_suffix_dropped", json!(cut)));
+            }
+            out.push((
+                "source_quotes_swapped",
+                json!(
+                    s.chars()
+                        .map(|c| match c {
+                            '"' => '\'',
+                            '\'' => '"',
+                            c => c,
+                        })
+                        .collect::<String>()
+                ),
+            ));
+            out.push(("source_spaces_removed", json!(s.replace(' ', ""))));
+            out.push(("source_newline_appended", json!(format!("{s}\n"))));
+            out.push(("source_padded", json!(format!("  {s} "))));
         }
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {

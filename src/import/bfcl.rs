@@ -23,6 +23,16 @@
 //! irrelevance records expect no call; live relevance records expect any call of a listed tool.
 //! Each task keeps its own function list. Functions that share a name but differ are kept apart in
 //! the toolset (`name-v2`, ...) and shown to their task under the name the record uses.
+//!
+//! The import keeps every record BFCL's checker can pass. An answer value the translated schema
+//! rejects (`null`, `"dontcare"` for an integer, a string outside an enum, a date not in `format:
+//! date`) widens the parameter's schema (`anyOf` with an `enum` of those values, noted); a
+//! required parameter loses the answer's `""` (BFCL checks required parameters first); an answer
+//! argument the function does not declare is left out when the answer allows omitting it; every
+//! function forbids undeclared arguments (`additionalProperties: false`), as BFCL's checker does. A
+//! record is refused only where BFCL passes no call either, and the reason says so. Each task also
+//! carries BFCL's own record (`bfcl`: category, functions, possible answers) for the `bfcl`
+//! scoring profile, which the suite names.
 
 use super::source_text::{SourceLanguage, answer_pattern};
 use super::{Imported, Skipped};
@@ -134,16 +144,6 @@ pub fn import_bfcl(questions: &str, answers: Option<&str>, name: &str) -> Import
                 reason,
             }),
         }
-    }
-    // mcpick's port of BFCL's checker covers its Python categories; Java and JavaScript records
-    // are scored by mcpick's own rules until BFCL's type converters are ported too.
-    let non_python = imported.tasks.iter().any(|t| {
-        let category = t["bfcl"]["category"].as_str().unwrap_or_default();
-        Language::of(category) != Language::Python
-    });
-    if non_python {
-        imported.scoring = None;
-        imported.note("Java or JavaScript records: scored with the `mcp` profile (mcpick's `bfcl` profile ports BFCL's Python checker only)");
     }
     let mut unused: Vec<(usize, String)> =
         gold.into_iter().map(|(id, (line, _))| (line, id)).collect();

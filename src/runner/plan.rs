@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Puts the run's `--scoring` profile (if any) on the tasks, which carry their suite's otherwise.
-/// The `bfcl` profile needs BFCL's record on every task, and ports BFCL's Python checker only.
+/// The `bfcl` profile needs BFCL's record on every task.
 fn apply_scoring(scoring: Option<&str>, tasks: &mut [Task]) -> Result<(), String> {
     if let Some(written) = scoring {
         let profile = ScoringProfile::parse(written)
@@ -32,24 +32,14 @@ fn apply_scoring(scoring: Option<&str>, tasks: &mut [Task]) -> Result<(), String
             task.scoring = profile;
         }
     }
-    for task in tasks.iter().filter(|t| t.scoring == ScoringProfile::Bfcl) {
-        match &task.bfcl {
-            None => {
-                return Err(format!(
-                    "task {}: the bfcl profile needs BFCL's record (`bfcl`, written by import-bfcl); score it with --scoring mcp",
-                    task.id
-                ));
-            }
-            Some(record)
-                if record.category.ends_with("java") || record.category.ends_with("javascript") =>
-            {
-                return Err(format!(
-                    "task {}: the bfcl profile does not port BFCL's Java and JavaScript type converters yet; score {} with --scoring mcp",
-                    task.id, record.category
-                ));
-            }
-            Some(_) => {}
-        }
+    if let Some(task) = tasks
+        .iter()
+        .find(|t| t.scoring == ScoringProfile::Bfcl && t.bfcl.is_none())
+    {
+        return Err(format!(
+            "task {}: the bfcl profile needs BFCL's record (`bfcl`, written by import-bfcl); score it with --scoring mcp",
+            task.id
+        ));
     }
     Ok(())
 }

@@ -787,4 +787,33 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&verdict).unwrap()).unwrap();
         assert_eq!(round_trip, verdict);
     }
+
+    #[test]
+    fn a_call_the_tool_rejected_never_matches() {
+        // The arguments the task checks are right, but the server rejected the call (an argument
+        // the tool does not declare): not correct, until a retry succeeds.
+        let weather =
+            Expectation::Calls(vec![expect_call("get_weather", json!({"city": ["Paris"]}))]);
+        let rejected = call("get_weather", json!({"city": "Paris", "extra": 1}), true);
+        let verdict = score(&weather, &trial(vec![rejected.clone()]));
+        assert_eq!(verdict.outcome, Outcome::WrongArgs);
+        assert!(verdict.detail.contains("isError"), "{}", verdict.detail);
+        let retried = call("get_weather", json!({"city": "Paris"}), false);
+        let verdict = score(&weather, &trial(vec![rejected.clone(), retried.clone()]));
+        assert_eq!(verdict.outcome, Outcome::Correct);
+        assert!(verdict.self_corrected);
+        let both = Expectation::AllOf(vec![
+            expect_call("get_weather", json!({"city": ["Paris"]})),
+            expect_call("get_weather", json!({"city": ["Rome"]})),
+        ]);
+        let rome = call("get_weather", json!({"city": "Rome"}), false);
+        assert_eq!(
+            score(&both, &trial(vec![rejected, rome.clone()])).outcome,
+            Outcome::WrongArgs
+        );
+        assert_eq!(
+            score(&both, &trial(vec![retried, rome])).outcome,
+            Outcome::Correct
+        );
+    }
 }

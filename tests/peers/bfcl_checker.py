@@ -41,6 +41,15 @@ def decode(reply):
     return [{call["name"]: json.loads(call["arguments"])} for call in reply]
 
 
+def language(category):
+    # bfcl_eval.utils.is_java / is_js read the category the same way.
+    if category.endswith("javascript"):
+        return Language.JAVASCRIPT
+    if category.endswith("java"):
+        return Language.JAVA
+    return Language.PYTHON
+
+
 def judge(record, replies):
     category = record["category"]
     first = replies[0] if replies else []
@@ -62,7 +71,7 @@ def judge(record, replies):
             record["function"],
             decoded,
             record["ground_truth"],
-            Language.PYTHON,
+            language(category),
             category,
             "mcpick",
         )

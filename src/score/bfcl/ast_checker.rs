@@ -1,5 +1,6 @@
 //! A port of BFCL's `ast_checker` (`bfcl_eval/eval_checker/ast_eval/ast_checker.py`, bfcl-eval
-//! 2026.3.23) for its Python-language categories, function for function and quirk for quirk, so a
+//! 2026.3.23), function for function and quirk for quirk — Java and JavaScript parameters read
+//! through ports of BFCL's type converters (`java_values`, `javascript_values`) — so a
 //! reply is valid here exactly when it is valid there (`tests/bfcl_differential.rs` holds the two
 //! against each other). Among the quirks kept: parallel calls are matched greedily, in answer order;
 //! a list's items are type-checked one level deep only; strings are normalised at the top level,
@@ -7,6 +8,8 @@
 //! Python equality. Where Python would raise (an unknown type name, a missing function), the reply is
 //! invalid with `error_type` `checker_exception` — BFCL's run would stop there.
 
+use super::java_values::java_type_converter;
+use super::javascript_values::js_type_converter;
 use super::python_value::{PyType, iterate, py_in, standardize};
 use serde_json::{Map, Value};
 
@@ -40,10 +43,11 @@ pub fn ast_checker(
     answers: &[Value],
     category: &str,
 ) -> Check {
+    let language = Language::of(category);
     if category.contains("parallel") {
-        parallel_no_order(functions, output, answers)
+        parallel_no_order(functions, output, answers, language)
     } else if category.contains("multiple") {
-        multiple(functions, output, answers)
+        multiple(functions, output, answers, language)
     } else {
         if output.len() != 1 {
             return Err(fail(
@@ -57,7 +61,7 @@ pub fn ast_checker(
         let answer = answers
             .first()
             .ok_or_else(|| exception("the record has no possible answer"))?;
-        simple_function(function, output[0], answer)
+        simple_function(function, output[0], answer, language)
     }
 }
 
@@ -78,7 +82,12 @@ fn answer_entry(answer: &Value) -> Result<(&str, &Map<String, Value>), CheckFail
     Ok((entry.0.as_str(), params))
 }
 
-fn multiple(functions: &[Value], output: &[DecodedCall<'_>], answers: &[Value]) -> Check {
+fn multiple(
+    functions: &[Value],
+    output: &[DecodedCall<'_>],
+    answers: &[Value],
+    language: Language,
+) -> Check {
     if output.len() != answers.len() {
         return Err(fail(
             "multiple_function_checker:wrong_count",
@@ -91,10 +100,15 @@ fn multiple(functions: &[Value], output: &[DecodedCall<'_>], answers: &[Value]) 
     let (name, _) = answer_entry(answer)?;
     let function = find_description(functions, name)
         .ok_or_else(|| exception(format!("no function is named {name:?}")))?;
-    simple_function(function, output[0], answer)
+    simple_function(function, output[0], answer, language)
 }
 
-fn parallel_no_order(functions: &[Value], output: &[DecodedCall<'_>], answers: &[Value]) -> Check {
+fn parallel_no_order(
+    functions: &[Value],
+    output: &[DecodedCall<'_>],
+    answers: &[Value],
+    language: Language,
+) -> Check {
     if output.len() != answers.len() {
         return Err(fail(
             "parallel_function_checker_no_order:wrong_count",
@@ -112,7 +126,7 @@ fn parallel_no_order(functions: &[Value], output: &[DecodedCall<'_>], answers: &
             if matched.contains(&index) {
                 continue;
             }
-            let result = simple_function(function, *call, answer);
+            let result = simple_function(function, *call, answer, language);
             let valid = result.is_ok();
             last = Some(result);
             if valid {
@@ -136,7 +150,12 @@ fn parallel_no_order(functions: &[Value], output: &[DecodedCall<'_>], answers: &
     Ok(())
 }
 
-fn simple_function(function: &Value, call: DecodedCall<'_>, answer: &Value) -> Check {
+fn simple_function(
+    function: &Value,
+    call: DecodedCall<'_>,
+    answer: &Value,
+    language: Language,
+) -> Check {
     let (_, possible) = answer_entry(answer)?;
     let name = function["name"]
         .as_str()
@@ -169,7 +188,7 @@ fn simple_function(function: &Value, call: DecodedCall<'_>, answer: &Value) -> C
                 format!("Unexpected parameter: {param:?}."),
             ));
         };
-        check_parameter(param, value, detail, acceptable)?;
+        check_parameter(param, value, detail, acceptable, language)?;
     }
     for (param, acceptable) in possible {
         if !params.contains_key(param) && !contains_empty_string(acceptable) {
@@ -191,34 +210,123 @@ fn contains_empty_string(value: &Value) -> bool {
     }
 }
 
-/// One parameter of a Python-language call: the body of `simple_function_checker`'s loop.
-fn check_parameter(param: &str, value: &Value, detail: &Value, acceptable: &Value) -> Check {
+/// The source language of a category, which decides how a parameter's value is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    Python,
+    Java,
+    JavaScript,
+}
+
+impl Language {
+    pub fn of(category: &str) -> Language {
+        if category.ends_with("javascript") {
+            Language::JavaScript
+        } else if category.ends_with("java") {
+            Language::Java
+        } else {
+            Language::Python
+        }
+    }
+
+    /// `PYTHON_TYPE_MAPPING`, `JAVA_TYPE_CONVERSION` or `JS_TYPE_CONVERSION`; `None` where the
+    /// checker would raise `KeyError`.
+    fn python_type(self, type_name: &str) -> Option<PyType> {
+        match self {
+            Language::Python => PyType::from_bfcl(type_name),
+            Language::Java => Some(match type_name {
+                "byte" | "short" | "integer" | "long" => PyType::Int,
+                "float" | "double" => PyType::Float,
+                "boolean" => PyType::Bool,
+                "char" | "String" | "any" => PyType::Str,
+                // `Set` maps to Python's set; its converter raises before any type is compared.
+                "Array" | "ArrayList" | "Queue" | "Stack" | "Set" => PyType::List,
+                "HashMap" | "Hashtable" => PyType::Dict,
+                _ => return None,
+            }),
+            Language::JavaScript => Some(match type_name {
+                "String" | "any" => PyType::Str,
+                "integer" | "Bigint" => PyType::Int,
+                "float" => PyType::Float,
+                "Boolean" => PyType::Bool,
+                "dict" => PyType::Dict,
+                "array" => PyType::List,
+                _ => return None,
+            }),
+        }
+    }
+
+    /// The declared types whose items' type is read too.
+    fn has_item_type(self, type_name: &str) -> bool {
+        match self {
+            Language::Python => matches!(type_name, "array" | "tuple"),
+            // BFCL's NESTED_CONVERSION_TYPE_LIST.
+            Language::Java | Language::JavaScript => {
+                matches!(type_name, "Array" | "ArrayList" | "array")
+            }
+        }
+    }
+}
+
+/// One parameter of a call: the body of `simple_function_checker`'s loop.
+fn check_parameter(
+    param: &str,
+    value: &Value,
+    detail: &Value,
+    acceptable: &Value,
+    language: Language,
+) -> Check {
     let type_name = detail["type"]
         .as_str()
         .ok_or_else(|| exception(format!("{param}: no type")))?;
-    let expected = PyType::from_bfcl(type_name)
-        .ok_or_else(|| exception(format!("{param}: KeyError {type_name:?}")))?;
-    let nested = if matches!(type_name, "array" | "tuple") {
+    let key_error = |name: &str| exception(format!("{param}: KeyError {name:?}"));
+    let expected = language
+        .python_type(type_name)
+        .ok_or_else(|| key_error(type_name))?;
+    let (nested_name, nested) = if language.has_item_type(type_name) {
         let nested_name = detail["items"]["type"]
             .as_str()
             .ok_or_else(|| exception(format!("{param}: no items.type")))?;
-        Some(
-            PyType::from_bfcl(nested_name)
-                .ok_or_else(|| exception(format!("{param}: KeyError {nested_name:?}")))?,
-        )
+        let nested = language
+            .python_type(nested_name)
+            .ok_or_else(|| key_error(nested_name))?;
+        (Some(nested_name), Some(nested))
     } else {
-        None
+        (None, None)
     };
-    // "Allow python auto conversion from int to float."
     let converted;
-    let value = match value {
-        Value::Number(n) if type_name == "float" && PyType::of(value) == PyType::Int => {
+    let value = match (language, value) {
+        (Language::Java | Language::JavaScript, Value::String(text)) => {
+            converted = if language == Language::Java {
+                java_type_converter(text, type_name, nested_name)?
+            } else {
+                js_type_converter(text, type_name, nested_name)?
+            };
+            &converted
+        }
+        (Language::Java | Language::JavaScript, other) => {
+            return Err(fail(
+                if language == Language::Java {
+                    "type_error:java"
+                } else {
+                    "type_error:js"
+                },
+                format!(
+                    "Incorrect type for parameter {param:?}. Expected type String, got {}. Parameter value: {other}.",
+                    PyType::of(other).name()
+                ),
+            ));
+        }
+        // "Allow python auto conversion from int to float."
+        (Language::Python, Value::Number(n))
+            if type_name == "float" && PyType::of(value) == PyType::Int =>
+        {
             converted = n.as_f64().map_or(Value::Null, |f| {
                 serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
             });
             &converted
         }
-        _ => value,
+        (Language::Python, _) => value,
     };
     let acceptable_items =
         iterate(acceptable).ok_or_else(|| exception(format!("{param}: answer not iterable")))?;

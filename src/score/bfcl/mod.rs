@@ -11,12 +11,16 @@
 //!   list of calls — a malformed call counts as no call here, as in BFCL (the `mcp` profile calls it
 //!   `false_call`);
 //! - `live_relevance`: correct when it does;
-//! - every other category: `ast_checker` (see `ast_checker`) on the decoded calls.
+//! - every other category: `ast_checker` (see `ast_checker`) on the decoded calls, Java and
+//!   JavaScript parameters read from their source text by BFCL's type converters.
 //!
 //! The outcome keeps mcpick's taxonomy (`wrong_tool`, `wrong_args`, `wrong_count`, ...) and each
 //! failure's `mismatches` carries BFCL's own `error_type` and message.
 
 mod ast_checker;
+mod java_values;
+mod javascript_values;
+mod python_text;
 mod python_value;
 
 pub use ast_checker::{CheckFailure, ast_checker};
