@@ -84,6 +84,12 @@ fn a_bfcl_import_validates_and_the_oracle_scores_every_task() {
     );
     let report = std::fs::read_to_string(dir.join("IMPORT.md")).unwrap();
     assert!(report.contains("| simple_python_4 | 15 |"), "{report}");
+    assert!(
+        report.contains("scored with the `bfcl` profile"),
+        "{report}"
+    );
+    let suite = std::fs::read_to_string(dir.join("suite.toml")).unwrap();
+    assert!(suite.contains("scoring = \"bfcl\""), "{suite}");
 
     let validated = succeed(&["validate", path(&dir)]);
     assert!(

@@ -112,6 +112,13 @@ impl Imported {
             self.tools.len(),
             self.name
         );
+        if let Some(profile) = self.scoring {
+            let _ = writeln!(
+                text,
+                "The suite is scored with the `{}` profile (`scoring` in suite.toml; `--scoring mcp` for mcpick's own rules).\n",
+                profile.as_str()
+            );
+        }
         if !self.notes.is_empty() {
             text.push_str("## Translated with a change\n\n| what | count |\n|---|---:|\n");
             for (kind, count) in &self.notes {

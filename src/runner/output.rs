@@ -255,6 +255,7 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         "detail",
     ])?;
     let mut unreadable = 0;
+    let mut later_turn_fixed = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let Ok(trial) = serde_json::from_str::<StoredTrial>(line) else {
             unreadable += 1;
@@ -296,6 +297,7 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             Some(variant) => format!("(all) · {variant}"),
             None => "(all)".to_string(),
         };
+        later_turn_fixed += u64::from(verdict.later_turn_fixed);
         for suite in [suite, all] {
             let cell = cells.entry((key.backend.clone(), suite)).or_default();
             cell.tally.add(verdict);
@@ -313,11 +315,16 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     replace(&folder.join("trials.csv"), &csv)?;
     let (table, json) = summary_table(&mut cells);
     let markdown = markdown_table(&table);
-    let note = if unreadable > 0 {
+    let mut note = if unreadable > 0 {
         format!("\n{unreadable} line(s) of trials.jsonl could not be read and are not counted.\n")
     } else {
         String::new()
     };
+    if later_turn_fixed > 0 {
+        note.push_str(&format!(
+            "\n{later_turn_fixed} trial(s) scored by BFCL's rules failed on their first reply but pass with their later turns under mcpick's (`later_turn_fixed` in summary.json, per cell).\n"
+        ));
+    }
     let (rows, _) = parse_rows(&text);
     let (experiments, experiments_json) = match analyse(folder, rows) {
         Ok(analysis) => {

@@ -146,3 +146,108 @@ fn failure_outcome(
         Outcome::WrongArgs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ExpectedCall;
+    use crate::score::ObservedCall;
+    use serde_json::json;
+    use std::collections::BTreeMap;
+
+    fn record(category: &str) -> BfclRecord {
+        BfclRecord {
+            category: category.into(),
+            function: vec![json!({"name": "get_weather", "parameters": {"type": "dict",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                "required": ["city"]}})],
+            ground_truth: vec![json!({"get_weather": {"city": ["Paris"], "days": [3, ""]}})],
+        }
+    }
+
+    fn call(arguments: Value, reply: u32) -> ObservedCall {
+        ObservedCall {
+            tool: "get_weather".into(),
+            arguments: match arguments {
+                Value::Object(map) => CallArguments::Parsed(map),
+                other => CallArguments::Malformed {
+                    raw: other.to_string(),
+                    reason: "not an object".into(),
+                },
+            },
+            result_is_error: Some(false),
+            reply,
+        }
+    }
+
+    fn judged(category: &str, calls: Vec<ObservedCall>) -> Verdict {
+        let expectation = if category.contains("irrelevance") {
+            Expectation::NoCall
+        } else {
+            Expectation::Calls(vec![ExpectedCall {
+                tool: "get_weather".into(),
+                args: [(
+                    "city".to_string(),
+                    crate::model::ArgMatcher::parse(&json!(["Paris"])).unwrap(),
+                )]
+                .into_iter()
+                .collect::<BTreeMap<_, _>>(),
+            }])
+        };
+        let trial = TrialRecord {
+            shown_tools: vec!["get_weather".into()],
+            calls,
+            backend_error: None,
+        };
+        score_bfcl(&record(category), &expectation, &trial)
+    }
+
+    #[test]
+    fn the_first_reply_is_judged_and_a_later_fix_is_shown_not_credited() {
+        let right = judged("simple_python", vec![call(json!({"city": "paris"}), 0)]);
+        assert_eq!(right.outcome, Outcome::Correct);
+        let fixed = judged(
+            "simple_python",
+            vec![
+                call(json!({"city": "Lyon"}), 0),
+                call(json!({"city": "Paris"}), 1),
+            ],
+        );
+        assert_eq!(fixed.outcome, Outcome::WrongArgs);
+        assert!(fixed.later_turn_fixed);
+        assert_eq!(fixed.mismatches[0].argument, "value_error:string");
+        let doubled = judged(
+            "simple_python",
+            vec![
+                call(json!({"city": "Paris"}), 0),
+                call(json!({"city": "Paris"}), 0),
+            ],
+        );
+        assert_eq!(doubled.outcome, Outcome::WrongCount);
+        let float_days = judged(
+            "simple_python",
+            vec![call(json!({"city": "Paris", "days": 3.0}), 0)],
+        );
+        assert_eq!(
+            float_days.outcome,
+            Outcome::WrongArgs,
+            "BFCL's type check: {float_days:?}"
+        );
+    }
+
+    #[test]
+    fn an_unparseable_call_is_no_call_on_irrelevance() {
+        let broken = judged("irrelevance", vec![call(json!("{city"), 0)]);
+        assert_eq!(broken.outcome, Outcome::CorrectAbstain);
+        let called = judged("irrelevance", vec![call(json!({"city": "Paris"}), 0)]);
+        assert_eq!(called.outcome, Outcome::FalseCall);
+        let later = judged("irrelevance", vec![call(json!({"city": "Paris"}), 1)]);
+        assert_eq!(
+            later.outcome,
+            Outcome::CorrectAbstain,
+            "only the first reply counts"
+        );
+        let malformed = judged("simple_python", vec![call(json!("{city"), 0)]);
+        assert_eq!(malformed.outcome, Outcome::MalformedCall);
+    }
+}
