@@ -1,17 +1,21 @@
-//! The `bfcl` scoring profile against BFCL's own checker, call for call. Every BFCL v4 Python
-//! single-turn file (from the `bfcl-eval` package `tests/peers/install.sh` installs) is imported with
+//! The `bfcl` scoring profile against BFCL's own checker, call for call. Every BFCL v4 single-turn
+//! file (from the `bfcl-eval` package `tests/peers/install.sh` installs) is imported with
 //! `import-bfcl`; a mutation generator derives replies from each record's correct call — one thing
 //! changed (a type, a string's case, a list's order, a dict's keys, an argument added or left out, a
 //! call added, dropped or split over turns, arguments that do not parse, ...) — and each reply is
 //! judged by mcpick's `bfcl` profile and by bfcl-eval's `ast_checker` (`tests/peers/bfcl_checker.py`
 //! drives it). The verdicts must agree on every reply except one documented kind: `1` for `true`
 //! inside a list or dict, which Python's `True == 1` lets BFCL accept and mcpick does not. The test
-//! prints the agreement table by kind.
+//! prints the agreement table by kind. A second test replays a dozen kinds through `mcpick run`
+//! (`replay:`), so the verdicts checked are the ones a real run writes.
 
+mod common;
+
+use common::bfcl_mutations::{Case, Reply, gold_calls, mutations, reply, source_text_gold};
 use mcpick::model::{BfclRecord, Expectation, ExpectedCall};
 use mcpick::score::bfcl::score_bfcl;
 use mcpick::score::{CallArguments, ObservedCall, Outcome, TrialRecord};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -64,15 +68,6 @@ fn bfcl_data() -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-}
-
-/// A reply: calls as (name, raw arguments text).
-type Reply = Vec<(String, String)>;
-
-struct Case {
-    kind: &'static str,
-    id: String,
-    replies: Vec<Reply>,
 }
 
 /// One row of the agreement table.
@@ -152,53 +147,7 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
             records.insert(id, Record { bfcl, shown });
         }
     }
-    let dir = tempfile::tempdir().unwrap();
-    let (records_path, cases_path) = (
-        dir.path().join("records.jsonl"),
-        dir.path().join("cases.jsonl"),
-    );
-    let mut text = String::new();
-    for (id, record) in &records {
-        let mut line = serde_json::to_value(&record.bfcl).unwrap();
-        line["id"] = json!(id);
-        writeln!(text, "{line}").unwrap();
-    }
-    std::fs::write(&records_path, text).unwrap();
-    let mut text = String::new();
-    for (n, case) in cases.iter().enumerate() {
-        let replies: Vec<Vec<Value>> = case
-            .replies
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|(name, arguments)| json!({"name": name, "arguments": arguments}))
-                    .collect()
-            })
-            .collect();
-        writeln!(
-            text,
-            "{}",
-            json!({"case": n, "id": case.id, "replies": replies})
-        )
-        .unwrap();
-    }
-    std::fs::write(&cases_path, text).unwrap();
-    let out = Command::new(python())
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/bfcl_checker.py"))
-        .arg(&records_path)
-        .arg(&cases_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let theirs: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let theirs = bfcl_verdicts(records.iter().map(|(id, r)| (id.as_str(), &r.bfcl)), &cases);
     assert_eq!(theirs.len(), cases.len(), "one BFCL verdict per case");
 
     let mut table: BTreeMap<&str, KindRow> = BTreeMap::new();
@@ -331,436 +280,226 @@ fn mcpick_valid(record: &Record, replies: &[Reply]) -> bool {
     )
 }
 
-/// The correct calls: each answer's first acceptable value that is not `""` (omitted if none).
-fn gold_calls(bfcl: &BfclRecord) -> Vec<(String, Map<String, Value>)> {
-    bfcl.ground_truth
-        .iter()
-        .filter_map(|answer| answer.as_object()?.iter().next())
-        .map(|(name, params)| {
-            let mut arguments = Map::new();
-            for (param, acceptable) in params.as_object().into_iter().flatten() {
-                if let Some(value) = first_acceptable(acceptable) {
-                    arguments.insert(param.clone(), value);
-                }
-            }
-            (name.clone(), arguments)
-        })
+/// BFCL's own verdict (`{case, valid, error_type}`) on each case, from `tests/peers/bfcl_checker.py`.
+fn bfcl_verdicts<'a>(
+    records: impl Iterator<Item = (&'a str, &'a BfclRecord)>,
+    cases: &[Case],
+) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let (records_path, cases_path) = (
+        dir.path().join("records.jsonl"),
+        dir.path().join("cases.jsonl"),
+    );
+    let mut text = String::new();
+    for (id, record) in records {
+        let mut line = serde_json::to_value(record).unwrap();
+        line["id"] = json!(id);
+        writeln!(text, "{line}").unwrap();
+    }
+    std::fs::write(&records_path, text).unwrap();
+    let mut text = String::new();
+    for (n, case) in cases.iter().enumerate() {
+        let replies: Vec<Vec<Value>> = case
+            .replies
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|(name, arguments)| json!({"name": name, "arguments": arguments}))
+                    .collect()
+            })
+            .collect();
+        writeln!(
+            text,
+            "{}",
+            json!({"case": n, "id": case.id, "replies": replies})
+        )
+        .unwrap();
+    }
+    std::fs::write(&cases_path, text).unwrap();
+    let out = Command::new(python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/bfcl_checker.py"))
+        .arg(&records_path)
+        .arg(&cases_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
 
-/// The correct call of a Java or JavaScript record: its parameters are source text, so the gold
-/// call is the `oracle` backend's (text the import's matchers accept, e.g. `"42L"` for a long).
-fn source_text_gold(task: &Value, tools: &[Value]) -> Vec<(String, Map<String, Value>)> {
-    let listed = &task["tools"][0];
-    let key = listed.get("tool").unwrap_or(listed).as_str().unwrap();
-    let schema = &tools.iter().find(|t| t["name"] == key).unwrap()["inputSchema"];
-    task["expect"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|call| {
-            let matchers = call["args"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), mcpick::model::ArgMatcher::parse(v).unwrap()))
+/// The kinds replayed through `mcpick run` (each a recorded backend), one reply per task.
+const REPLAYED_KINDS: [&str; 12] = [
+    "correct",
+    "no_call",
+    "extra_call",
+    "later_turn_fix",
+    "malformed_then_fixed",
+    "calls_split_over_turns",
+    "undeclared_argument",
+    "omit_argument",
+    "int_as_float",
+    "case_changed_nested",
+    "relevance_call",
+    "malformed",
+];
+
+/// The same check through the whole path a model's reply takes: mutated replies written as a
+/// recorded run, replayed by `mcpick run --backend replay:...` against imported suites (the MCP
+/// server executes every call, the runner records which reply made it), and each trial's verdict
+/// in `trials.jsonl` held against BFCL's on the calls of the trial's first reply.
+#[test]
+fn replayed_through_mcpick_run_the_verdicts_are_bfcls() {
+    let data = bfcl_data();
+    let work = tempfile::tempdir().unwrap();
+    let mut records: BTreeMap<String, BfclRecord> = BTreeMap::new();
+    let mut recorded = String::new();
+    let mut suites = Vec::new();
+    for category in [
+        "simple_python",
+        "multiple",
+        "parallel",
+        "parallel_multiple",
+        "irrelevance",
+        "simple_javascript",
+    ] {
+        let questions =
+            std::fs::read_to_string(data.join(format!("BFCL_v4_{category}.json"))).unwrap();
+        let answers =
+            std::fs::read_to_string(data.join(format!("possible_answer/BFCL_v4_{category}.json")))
+                .ok();
+        let imported = mcpick::import::bfcl::import_bfcl(&questions, answers.as_deref(), category);
+        let dir = work.path().join(category);
+        imported.write(&dir, category).unwrap();
+        suites.push(dir);
+        for task in &imported.tasks {
+            let id = task["id"].as_str().unwrap().to_string();
+            let bfcl: BfclRecord = serde_json::from_value(task["bfcl"].clone()).unwrap();
+            let gold = if category.ends_with("javascript") {
+                source_text_gold(task, &imported.tools)
+            } else {
+                gold_calls(&bfcl)
+            };
+            let mut cases = Vec::new();
+            mutations(&id, &bfcl, gold, &mut cases);
+            // The conversation as the trial starts it, then each reply of the first case of a kind.
+            let opening: Vec<Value> = match task.get("prompt") {
+                Some(prompt) => vec![json!({"role": "user", "content": prompt})],
+                None => task["messages"].as_array().unwrap().clone(),
+            };
+            for kind in REPLAYED_KINDS {
+                let Some(case) = cases.iter().find(|c| c.kind == kind) else {
+                    continue;
+                };
+                let mut transcript = opening.clone();
+                for (n, calls) in case.replies.iter().enumerate() {
+                    let calls: Vec<Value> = calls
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (name, text))| {
+                            let arguments = match serde_json::from_str::<Value>(text) {
+                                Ok(Value::Object(map)) => json!({"parsed": map}),
+                                _ => json!({"malformed": {"raw": text, "reason": "not a JSON object"}}),
+                            };
+                            json!({"id": format!("call-{n}-{i}"), "tool": name, "arguments": arguments})
+                        })
+                        .collect();
+                    let text = calls.is_empty().then_some("No tool is needed.");
+                    transcript.push(json!({"role": "assistant", "text": text, "calls": calls}));
+                }
+                let line = json!({"suite": category, "task": id, "backend": format!("mutated:{kind}"), "transcript": transcript});
+                writeln!(recorded, "{line}").unwrap();
+            }
+            records.insert(id, bfcl);
+        }
+    }
+    let recording = work.path().join("recorded");
+    std::fs::create_dir_all(&recording).unwrap();
+    std::fs::write(recording.join("trials.jsonl"), recorded).unwrap();
+    let out = work.path().join("run");
+    let mut args: Vec<String> = vec!["run".into()];
+    args.extend(suites.iter().map(|d| d.display().to_string()));
+    for kind in REPLAYED_KINDS {
+        args.push("--backend".into());
+        args.push(format!("replay:{}#mutated:{kind}", recording.display()));
+    }
+    args.extend([
+        "--no-progress".into(),
+        "--out".into(),
+        out.display().to_string(),
+    ]);
+    let ran = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let trials = common::read_trials(&out);
+    // A task without a case of some kind has no recording for that backend: an `error` trial.
+    let judged: Vec<&Value> = trials.iter().filter(|t| t["outcome"] != "error").collect();
+    assert!(judged.len() > 10_000, "{} trials judged", judged.len());
+    assert!(judged.iter().all(|t| t["scoring"] == "bfcl"));
+    let cases: Vec<Case> = judged
+        .iter()
+        .map(|t| {
+            let first: Reply = t["calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["reply"] == 0)
+                .map(|c| {
+                    let text = match &c["arguments"] {
+                        Value::Object(a) if a.contains_key("parsed") => a["parsed"].to_string(),
+                        other => other["malformed"]["raw"].as_str().unwrap().to_string(),
+                    };
+                    (c["tool"].as_str().unwrap().to_string(), text)
+                })
                 .collect();
-            (
-                call["tool"].as_str().unwrap().to_string(),
-                mcpick::backend::oracle_arguments(&matchers, schema),
-            )
+            Case {
+                kind: "replayed",
+                id: t["task"].as_str().unwrap().to_string(),
+                replies: vec![first],
+            }
         })
-        .collect()
-}
-
-/// The first acceptable value of a list that is not `""`, made concrete.
-fn first_acceptable(acceptable: &Value) -> Option<Value> {
-    acceptable
-        .as_array()?
-        .iter()
-        .find(|v| *v != "")
-        .map(concrete)
-}
-
-/// An acceptable value as a call would give it: a dict answer holds lists of acceptable values
-/// again (and a list of dicts, such dicts), so each key takes its first (a key with only `""`
-/// left out).
-fn concrete(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter_map(|(k, v)| first_acceptable(v).map(|v| (k.clone(), v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(concrete).collect()),
-        other => other.clone(),
-    }
-}
-
-fn text(arguments: &Map<String, Value>) -> String {
-    Value::Object(arguments.clone()).to_string()
-}
-
-fn reply(calls: &[(String, Map<String, Value>)]) -> Reply {
-    calls
-        .iter()
-        .map(|(name, args)| (name.clone(), text(args)))
-        .collect()
-}
-
-/// Every reply the generator derives from one record.
-fn mutations(
-    id: &str,
-    bfcl: &BfclRecord,
-    gold: Vec<(String, Map<String, Value>)>,
-    cases: &mut Vec<Case>,
-) {
-    let mut add = |kind: &'static str, replies: Vec<Reply>| {
-        cases.push(Case {
-            kind,
-            id: id.to_string(),
-            replies,
-        });
-    };
-    let function_names: Vec<String> = bfcl
-        .function
-        .iter()
-        .filter_map(|f| f["name"].as_str().map(str::to_string))
         .collect();
-    add("no_call", vec![]);
-    add("text_then_nothing", vec![vec![]]);
-    if bfcl.category.contains("relevance") {
-        for name in function_names.iter().take(2) {
-            add("relevance_call", vec![vec![(name.clone(), "{}".into())]]);
-            add("malformed", vec![vec![(name.clone(), "{\"a\": ".into())]]);
-            add(
-                "non_object_arguments",
-                vec![vec![(name.clone(), "[1]".into())]],
-            );
-            add(
-                "call_in_later_turn",
-                vec![vec![], vec![(name.clone(), "{}".into())]],
-            );
-        }
-        add(
-            "unknown_function",
-            vec![vec![("mcpick_unknown".into(), "{}".into())]],
+    let theirs = bfcl_verdicts(records.iter().map(|(id, r)| (id.as_str(), r)), &cases);
+    let mut disagreements = Vec::new();
+    let mut later_turn_fixed = 0;
+    for (trial, verdict) in judged.iter().zip(&theirs) {
+        let ours = matches!(
+            trial["outcome"].as_str(),
+            Some("correct" | "correct_abstain")
         );
-        return;
+        later_turn_fixed += usize::from(trial["later_turn_fixed"] == true);
+        if ours != verdict["valid"].as_bool().unwrap() {
+            disagreements.push(format!(
+                "{} {} {}: mcpick {ours}, BFCL {verdict}",
+                trial["suite"], trial["task"], trial["backend"]
+            ));
+        }
     }
-    let Some((first_name, first_args)) = gold.first().cloned() else {
-        return;
-    };
-    add("correct", vec![reply(&gold)]);
-    let with_first = |args: Map<String, Value>| {
-        let mut calls = gold.clone();
-        calls[0].1 = args;
-        vec![reply(&calls)]
-    };
-    // Call-level changes.
-    let mut extra = gold.clone();
-    extra.push(gold[0].clone());
-    add("extra_call", vec![reply(&extra)]);
-    if gold.len() > 1 {
-        add("missing_call", vec![reply(&gold[..gold.len() - 1])]);
-        let mut swapped = gold.clone();
-        swapped.reverse();
-        add("calls_reordered", vec![reply(&swapped)]);
-        add(
-            "calls_split_over_turns",
-            vec![reply(&gold[..1]), reply(&gold[1..])],
-        );
-    }
-    let mut renamed = gold.clone();
-    renamed[0].0 = format!("{first_name}_x");
-    add("wrong_name", vec![reply(&renamed)]);
-    if let Some(other) = function_names.iter().find(|n| **n != first_name) {
-        let mut calls = gold.clone();
-        calls[0].0 = other.clone();
-        add("other_function", vec![reply(&calls)]);
-    }
-    let mut broken = reply(&gold);
-    broken[0].1 = "{\"a\": ".into();
-    add("malformed", vec![broken.clone()]);
-    let mut non_object = reply(&gold);
-    non_object[0].1 = "[1]".into();
-    add("non_object_arguments", vec![non_object]);
-    add("malformed_then_fixed", vec![broken, reply(&gold)]);
-    let mut wrong = first_args.clone();
-    wrong.insert("mcpick_extra".into(), json!(1));
-    add(
-        "later_turn_fix",
-        vec![with_first(wrong.clone()).remove(0), reply(&gold)],
+    println!(
+        "{} trials replayed through mcpick run, {} disagreements, {later_turn_fixed} fixed in a later turn",
+        judged.len(),
+        disagreements.len()
     );
-    add("undeclared_argument", with_first(wrong));
-    let mut reversed = Map::new();
-    for (k, v) in first_args.iter().rev() {
-        reversed.insert(k.clone(), v.clone());
-    }
-    add("argument_order", with_first(reversed));
-    let duplicate_key = format!(
-        "{{\"{}\": \"mcpick\", {}",
-        first_args.keys().next().map_or("x", String::as_str),
-        &text(&first_args)[1..]
+    assert!(
+        disagreements.is_empty(),
+        "{}",
+        disagreements[..disagreements.len().min(10)].join("\n")
     );
-    if !first_args.is_empty() {
-        let mut calls = reply(&gold);
-        calls[0].1 = duplicate_key;
-        add("duplicate_key", vec![calls]);
-    }
-    let function = bfcl
-        .function
-        .iter()
-        .find(|f| f["name"] == first_name.as_str());
-    let declared: Vec<String> = function
-        .and_then(|f| f["parameters"]["properties"].as_object())
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default();
-    let answer = bfcl
-        .ground_truth
-        .first()
-        .and_then(|a| a.as_object()?.values().next())
-        .cloned()
-        .unwrap_or_default();
-    for param in declared
-        .iter()
-        .filter(|p| answer.get(p.as_str()).is_none())
-        .take(2)
-    {
-        let mut args = first_args.clone();
-        args.insert(param.clone(), json!("mcpick"));
-        add("declared_unlisted_argument", with_first(args));
-    }
-    for (param, acceptable) in answer.as_object().into_iter().flatten() {
-        if first_args.contains_key(param) {
-            let mut args = first_args.clone();
-            args.remove(param);
-            add("omit_argument", with_first(args));
-        } else if let Some(value) =
-            function.map(|f| sample_value(&f["parameters"]["properties"][param]))
-        {
-            let mut args = first_args.clone();
-            args.insert(param.clone(), value);
-            add("give_omitted_argument", with_first(args));
-        }
-        for value in acceptable
-            .as_array()
-            .into_iter()
-            .flatten()
-            .skip(1)
-            .filter(|v| *v != "")
-            .take(4)
-        {
-            let mut args = first_args.clone();
-            args.insert(param.clone(), concrete(value));
-            add("alternative_value", with_first(args));
-        }
-    }
-    // Value-level changes at every place in the first call's arguments.
-    for (kind, place) in value_mutations(&Value::Object(first_args.clone()), Place::Top) {
-        if let Value::Object(args) = place {
-            add(kind, with_first(args));
-        }
-    }
-}
-
-/// Where a value sits, which decides which BFCL checker compares it.
-#[derive(Clone, Copy, PartialEq)]
-enum Place {
-    Top,
-    Argument,
-    InList,
-    InDict,
-    Deeper,
-}
-
-impl Place {
-    fn inside(self, container: &Value) -> Place {
-        match (self, container) {
-            (Place::Top, _) => Place::Argument,
-            (Place::Argument, Value::Array(_)) => Place::InList,
-            (Place::Argument, _) => Place::InDict,
-            _ => Place::Deeper,
-        }
-    }
-}
-
-/// Each single change of one value somewhere in `value`, as (kind, the whole value changed), at most
-/// a few per kind.
-fn value_mutations(value: &Value, place: Place) -> Vec<(&'static str, Value)> {
-    let mut out: Vec<(&'static str, Value)> = Vec::new();
-    if place != Place::Top {
-        for (kind, changed) in changes_of(value, place) {
-            out.push((kind, changed));
-        }
-    }
-    match value {
-        Value::Object(map) => {
-            let inner = place.inside(value);
-            for (key, item) in map {
-                for (kind, changed) in value_mutations(item, inner) {
-                    let mut copy = map.clone();
-                    copy.insert(key.clone(), changed);
-                    out.push((kind, Value::Object(copy)));
-                }
-            }
-        }
-        Value::Array(items) => {
-            let inner = place.inside(value);
-            for (i, item) in items.iter().enumerate().take(3) {
-                for (kind, changed) in value_mutations(item, inner) {
-                    let mut copy = items.clone();
-                    copy[i] = changed;
-                    out.push((kind, Value::Array(copy)));
-                }
-            }
-        }
-        _ => {}
-    }
-    // A few of each kind per record keep the run short and every kind present.
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-    out.retain(|(kind, _)| {
-        let n = seen.entry(kind).or_default();
-        *n += 1;
-        *n <= 3
-    });
-    out
-}
-
-/// The changes of one value, named by kind (and by place where BFCL treats places differently).
-fn changes_of(value: &Value, place: Place) -> Vec<(&'static str, Value)> {
-    let nested = matches!(place, Place::InList | Place::InDict | Place::Deeper);
-    let mut out = vec![("null_value", Value::Null)];
-    match value {
-        Value::String(s) => {
-            out.push((
-                if nested {
-                    "case_changed_nested"
-                } else {
-                    "case_changed"
-                },
-                json!(s.to_uppercase()),
-            ));
-            out.push(("punctuation_added", json!(format!(" {s}.-"))));
-            out.push(("string_changed", json!(format!("{s}x"))));
-            out.push(("unicode_accent", json!(format!("{s}é"))));
-            out.push((
-                "unicode_fullwidth",
-                json!(
-                    s.chars()
-                        .map(|c| if c.is_ascii_alphanumeric() {
-                            char::from_u32(c as u32 + 0xFEE0).unwrap_or(c)
-                        } else {
-                            c
-                        })
-                        .collect::<String>()
-                ),
-            ));
-            out.push(("empty_string", json!("")));
-            out.push(("single_quote", json!(s.replace('"', "'") + "'")));
-            if let Ok(n) = s.parse::<i64>() {
-                out.push(("string_as_number", json!(n)));
-            }
-            // Changes that matter where a string is source text (Java, JavaScript).
-            if let Some(cut) = s.strip_suffix(['L', 'l', 'f', 'F', 'n']) {
-                out.push(("source_suffix_dropped", json!(cut)));
-            }
-            out.push((
-                "source_quotes_swapped",
-                json!(
-                    s.chars()
-                        .map(|c| match c {
-                            '"' => '\'',
-                            '\'' => '"',
-                            c => c,
-                        })
-                        .collect::<String>()
-                ),
-            ));
-            out.push(("source_spaces_removed", json!(s.replace(' ', ""))));
-            out.push(("source_newline_appended", json!(format!("{s}\n"))));
-            out.push(("source_padded", json!(format!("  {s} "))));
-        }
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                out.push((
-                    if nested {
-                        "int_as_float_nested"
-                    } else {
-                        "int_as_float"
-                    },
-                    json!(i as f64),
-                ));
-                out.push(("number_changed", json!(i + 1)));
-            } else if let Some(f) = n.as_f64() {
-                if f.fract() == 0.0 && f.abs() < 1e15 {
-                    out.push(("float_as_int", json!(f as i64)));
-                }
-                out.push(("float_perturbed", json!(f + 1e-9)));
-            }
-            out.push(("number_as_string", json!(n.to_string())));
-        }
-        Value::Bool(b) => {
-            out.push((
-                if nested {
-                    "bool_as_int_nested"
-                } else {
-                    "bool_as_int"
-                },
-                json!(u8::from(*b)),
-            ));
-            out.push(("bool_flipped", json!(!b)));
-            out.push(("bool_as_string", json!(b.to_string())));
-        }
-        Value::Array(items) => {
-            if items.len() > 1 {
-                let mut reversed = items.clone();
-                reversed.reverse();
-                out.push(("list_reordered", Value::Array(reversed)));
-            }
-            if !items.is_empty() {
-                out.push((
-                    "list_item_dropped",
-                    Value::Array(items[..items.len() - 1].to_vec()),
-                ));
-                let mut doubled = items.clone();
-                doubled.push(items[0].clone());
-                out.push(("list_item_duplicated", Value::Array(doubled)));
-            }
-            out.push(("list_emptied", json!([])));
-            out.push(("list_wrapped", json!([value.clone()])));
-        }
-        Value::Object(map) => {
-            let mut extra = map.clone();
-            extra.insert("mcpick_extra".into(), json!("x"));
-            out.push((
-                if place == Place::InList {
-                    "dict_extra_key_in_list"
-                } else {
-                    "dict_extra_key"
-                },
-                Value::Object(extra),
-            ));
-            if let Some(key) = map.keys().next() {
-                let mut dropped = map.clone();
-                dropped.remove(key);
-                out.push(("dict_key_dropped", Value::Object(dropped)));
-            }
-            out.push(("dict_as_string", json!(value.to_string())));
-        }
-        Value::Null => out.clear(),
-    }
-    out
-}
-
-/// A value of a parameter's declared BFCL type, for an argument the answer leaves out.
-fn sample_value(property: &Value) -> Value {
-    match property["type"].as_str() {
-        Some("integer") => json!(1),
-        Some("float") => json!(1.5),
-        Some("boolean") => json!(true),
-        Some("array") | Some("tuple") => json!([]),
-        Some("dict") => json!({}),
-        _ => json!("mcpick"),
-    }
+    assert!(
+        later_turn_fixed > 0,
+        "later_turn_fix and malformed_then_fixed are fixed in a later turn"
+    );
 }
