@@ -10,6 +10,7 @@
 
 use super::java_values::java_type_converter;
 use super::javascript_values::js_type_converter;
+use super::language::Language;
 use super::python_value::{PyType, iterate, py_in, standardize};
 use serde_json::{Map, Value};
 
@@ -207,64 +208,6 @@ fn contains_empty_string(value: &Value) -> bool {
         Value::Array(items) => items.iter().any(|i| i == ""),
         Value::String(_) => true,
         _ => false,
-    }
-}
-
-/// The source language of a category, which decides how a parameter's value is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
-    Python,
-    Java,
-    JavaScript,
-}
-
-impl Language {
-    pub fn of(category: &str) -> Language {
-        if category.ends_with("javascript") {
-            Language::JavaScript
-        } else if category.ends_with("java") {
-            Language::Java
-        } else {
-            Language::Python
-        }
-    }
-
-    /// `PYTHON_TYPE_MAPPING`, `JAVA_TYPE_CONVERSION` or `JS_TYPE_CONVERSION`; `None` where the
-    /// checker would raise `KeyError`.
-    fn python_type(self, type_name: &str) -> Option<PyType> {
-        match self {
-            Language::Python => PyType::from_bfcl(type_name),
-            Language::Java => Some(match type_name {
-                "byte" | "short" | "integer" | "long" => PyType::Int,
-                "float" | "double" => PyType::Float,
-                "boolean" => PyType::Bool,
-                "char" | "String" | "any" => PyType::Str,
-                // `Set` maps to Python's set; its converter raises before any type is compared.
-                "Array" | "ArrayList" | "Queue" | "Stack" | "Set" => PyType::List,
-                "HashMap" | "Hashtable" => PyType::Dict,
-                _ => return None,
-            }),
-            Language::JavaScript => Some(match type_name {
-                "String" | "any" => PyType::Str,
-                "integer" | "Bigint" => PyType::Int,
-                "float" => PyType::Float,
-                "Boolean" => PyType::Bool,
-                "dict" => PyType::Dict,
-                "array" => PyType::List,
-                _ => return None,
-            }),
-        }
-    }
-
-    /// The declared types whose items' type is read too.
-    fn has_item_type(self, type_name: &str) -> bool {
-        match self {
-            Language::Python => matches!(type_name, "array" | "tuple"),
-            // BFCL's NESTED_CONVERSION_TYPE_LIST.
-            Language::Java | Language::JavaScript => {
-                matches!(type_name, "Array" | "ArrayList" | "array")
-            }
-        }
     }
 }
 

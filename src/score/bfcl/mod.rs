@@ -20,6 +20,7 @@
 mod ast_checker;
 mod java_values;
 mod javascript_values;
+mod language;
 mod python_text;
 mod python_value;
 
