@@ -8,31 +8,14 @@
 //! Python equality. Where Python would raise (an unknown type name, a missing function), the reply is
 //! invalid with `error_type` `checker_exception` — BFCL's run would stop there.
 
+use super::failure::{CheckFailure, exception, fail};
 use super::java_values::java_type_converter;
 use super::javascript_values::js_type_converter;
 use super::language::Language;
-use super::python_value::{PyType, iterate, py_in, standardize};
+use super::python_value::{PyType, float_value, iterate, py_in, standardize};
 use serde_json::{Map, Value};
 
-/// Why BFCL's checker rejects a reply: its `error_type` and its first error message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckFailure {
-    pub error_type: String,
-    pub error: String,
-}
-
 type Check = Result<(), CheckFailure>;
-
-fn fail(error_type: &str, error: impl Into<String>) -> CheckFailure {
-    CheckFailure {
-        error_type: error_type.into(),
-        error: error.into(),
-    }
-}
-
-fn exception(what: impl Into<String>) -> CheckFailure {
-    fail("checker_exception", what)
-}
 
 /// One decoded call: `{name: arguments}` in BFCL's model output.
 pub type DecodedCall<'a> = (&'a str, &'a Map<String, Value>);
@@ -264,9 +247,7 @@ fn check_parameter(
         (Language::Python, Value::Number(n))
             if type_name == "float" && PyType::of(value) == PyType::Int =>
         {
-            converted = n.as_f64().map_or(Value::Null, |f| {
-                serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
-            });
+            converted = n.as_f64().map_or(Value::Null, float_value);
             &converted
         }
         (Language::Python, _) => value,

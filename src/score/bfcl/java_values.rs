@@ -4,8 +4,9 @@
 //! stays text, as in BFCL. Its quirks are kept: a `char` is never converted (its pattern cannot
 //! match), list elements are split at every comma, `HashMap` values are read without their type.
 
-use super::ast_checker::CheckFailure;
-use super::python_text::{before_final_newline, float, int, strip};
+use super::failure::{CheckFailure, exception};
+use super::python_text::{float, inner, int, matches_whole, strip};
+use super::python_value::float_value;
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
@@ -30,37 +31,17 @@ static HASHMAP: LazyLock<Regex> =
 static PUT: LazyLock<Regex> = LazyLock::new(|| pattern(r#"put\("(.*?)",\s*(.*?)\)"#));
 static EMPTY_MAP: LazyLock<Regex> = LazyLock::new(|| pattern(r"new\s+HashMap<.*?>\s*\(\)"));
 
-/// Python's `re.match(p, s)` for a pattern ending in `$`: `$` may also stand before a final newline.
-fn matches_whole(regex: &Regex, text: &str) -> bool {
-    regex.is_match(text) || (text.ends_with('\n') && regex.is_match(before_final_newline(text)))
-}
-
-fn raise(what: String) -> CheckFailure {
-    CheckFailure {
-        error_type: "checker_exception".into(),
-        error: what,
-    }
-}
-
-fn text(value: &str) -> Value {
-    Value::String(value.to_string())
-}
-
-fn number(value: f64) -> Value {
-    serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
-}
-
 /// `int(s)`, raising where Python raises.
 fn python_int(value: &str) -> Result<Value, CheckFailure> {
     int(value)
         .map(Value::from)
-        .ok_or_else(|| raise(format!("ValueError: int({value:?})")))
+        .ok_or_else(|| exception(format!("ValueError: int({value:?})")))
 }
 
 fn python_float(value: &str) -> Result<Value, CheckFailure> {
     float(value)
-        .map(number)
-        .ok_or_else(|| raise(format!("ValueError: float({value:?})")))
+        .map(float_value)
+        .ok_or_else(|| exception(format!("ValueError: float({value:?})")))
 }
 
 /// `re.sub(r"[xX]$", "", s)` for a suffix letter: the letter at the end, or before a final newline.
@@ -88,54 +69,45 @@ pub fn java_type_converter(
             if matches_whole(&INTEGER, value) {
                 python_int(value)
             } else {
-                Ok(text(value))
+                Ok(Value::from(value))
             }
         }
         "float" => {
             if matches_whole(&FLOAT, value) {
                 python_float(&drop_suffix(value, ['f', 'F']))
             } else {
-                Ok(text(value))
+                Ok(Value::from(value))
             }
         }
         "double" => {
             if matches_whole(&DOUBLE, value) {
                 python_float(value)
             } else {
-                Ok(text(value))
+                Ok(Value::from(value))
             }
         }
         "long" => {
             if matches_whole(&LONG, value) {
                 python_int(&drop_suffix(value, ['l', 'L']))
             } else {
-                Ok(text(value))
+                Ok(Value::from(value))
             }
         }
         "boolean" => Ok(match value {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
-            other => text(other),
+            other => Value::from(other),
         }),
         // BFCL's pattern `^\'.$\'` needs a quote after the end of the text: it never matches.
-        "char" | "String" | "any" => Ok(text(value)),
+        "char" | "String" | "any" => Ok(Value::from(value)),
         "ArrayList" => parse_arraylist(value, nested),
         "Array" => parse_array(value, nested),
         "HashMap" => Ok(parse_hashmap(value)),
-        "Set" | "Hashtable" | "Queue" | "Stack" => Err(raise(format!(
+        "Set" | "Hashtable" | "Queue" | "Stack" => Err(exception(format!(
             "NotImplementedError: {expected} conversion is not implemented"
         ))),
-        other => Err(raise(format!("ValueError: Unsupported type: {other}"))),
+        other => Err(exception(format!("ValueError: Unsupported type: {other}"))),
     }
-}
-
-/// Python's `s[1:-1]`.
-fn inner(value: &str) -> String {
-    let chars: Vec<char> = value.chars().collect();
-    if chars.len() < 2 {
-        return String::new();
-    }
-    chars[1..chars.len() - 1].iter().collect()
 }
 
 fn element(text: &str, nested: Option<&str>) -> Result<Value, CheckFailure> {
@@ -164,12 +136,12 @@ fn parse_arraylist(value: &str, nested: Option<&str>) -> Result<Value, CheckFail
     if EMPTY_LIST.is_match(value) {
         return Ok(Value::Array(Vec::new()));
     }
-    Ok(text(value))
+    Ok(Value::from(value))
 }
 
 fn parse_array(value: &str, nested: Option<&str>) -> Result<Value, CheckFailure> {
     let Some(found) = ARRAY.captures(value) else {
-        return Ok(text(value));
+        return Ok(Value::from(value));
     };
     let elements = found[1]
         .split(',')
@@ -191,7 +163,8 @@ fn parse_hashmap(value: &str) -> Value {
             for put in PUT.captures_iter(puts) {
                 // Values are read untyped; `parse_java_value` cannot raise on text this short
                 // path gives it (a failed number read falls back to text).
-                let read = parse_java_value(strip(&put[2])).unwrap_or_else(|_| text(&put[2]));
+                let read =
+                    parse_java_value(strip(&put[2])).unwrap_or_else(|_| Value::from(&put[2]));
                 elements.insert(put[1].to_string(), read);
             }
         }
@@ -200,7 +173,7 @@ fn parse_hashmap(value: &str) -> Value {
     if EMPTY_MAP.is_match(value) {
         return Value::Object(Map::new());
     }
-    text(value)
+    Value::from(value)
 }
 
 /// `parse_java_value`: a value read without knowing its type.
@@ -225,8 +198,8 @@ fn parse_java_value(value: &str) -> Result<Value, CheckFailure> {
     }
     Ok(int(value)
         .map(Value::from)
-        .or_else(|| float(value).map(number))
-        .unwrap_or_else(|| text(value)))
+        .or_else(|| float(value).map(float_value))
+        .unwrap_or_else(|| Value::from(value)))
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 //! backtracks the same way), and its quirks are kept: arrays and objects are split at every comma,
 //! an object ends at its first `}`.
 
-use super::ast_checker::CheckFailure;
-use super::python_text::{before_final_newline, float, int, strip};
+use super::failure::{CheckFailure, exception};
+use super::python_text::{float, inner, int, matches_whole, strip};
+use super::python_value::float_value;
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
@@ -30,35 +31,6 @@ static PAIR: LazyLock<fancy_regex::Regex> = LazyLock::new(|| {
     fancy_regex::Regex::new(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)").expect("a valid pattern")
 });
 
-fn raise(what: String) -> CheckFailure {
-    CheckFailure {
-        error_type: "checker_exception".into(),
-        error: what,
-    }
-}
-
-fn text(value: &str) -> Value {
-    Value::String(value.to_string())
-}
-
-fn number(value: f64) -> Value {
-    serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
-}
-
-/// Python's `re.match(p, s)` for a pattern ending in `$`: `$` may also stand before a final newline.
-fn matches_whole(regex: &regex::Regex, text: &str) -> bool {
-    regex.is_match(text) || (text.ends_with('\n') && regex.is_match(before_final_newline(text)))
-}
-
-/// Python's `s[1:-1]`.
-fn inner(value: &str) -> String {
-    let chars: Vec<char> = value.chars().collect();
-    if chars.len() < 2 {
-        return String::new();
-    }
-    chars[1..chars.len() - 1].iter().collect()
-}
-
 fn quoted(value: &str) -> bool {
     (value.starts_with('"') && value.ends_with('"'))
         || (value.starts_with('\'') && value.ends_with('\''))
@@ -72,13 +44,13 @@ pub fn js_type_converter(
 ) -> Result<Value, CheckFailure> {
     let read = |ok: bool, read: Option<Value>, what: &str| -> Result<Value, CheckFailure> {
         if !ok {
-            return Ok(text(value));
+            return Ok(Value::from(value));
         }
-        read.ok_or_else(|| raise(format!("ValueError: {what}({value:?})")))
+        read.ok_or_else(|| exception(format!("ValueError: {what}({value:?})")))
     };
     match expected {
         "String" if quoted(value) => Ok(Value::String(inner(value))),
-        "String" | "any" => Ok(text(value)),
+        "String" | "any" => Ok(Value::from(value)),
         "integer" => read(
             matches_whole(&INTEGER, value),
             int(value).map(Value::from),
@@ -86,7 +58,7 @@ pub fn js_type_converter(
         ),
         "float" => read(
             matches_whole(&FLOAT, value),
-            float(value).map(number),
+            float(value).map(float_value),
             "float",
         ),
         "Bigint" => {
@@ -101,11 +73,11 @@ pub fn js_type_converter(
         "Boolean" => Ok(match value {
             "true" => Value::Bool(true),
             "false" => Value::Bool(false),
-            other => text(other),
+            other => Value::from(other),
         }),
         "dict" => Ok(parse_object(strip(value))),
         "array" => Ok(parse_array(strip(value), nested)),
-        other => Err(raise(format!("ValueError: Unsupported type: {other}"))),
+        other => Err(exception(format!("ValueError: Unsupported type: {other}"))),
     }
 }
 
@@ -127,7 +99,7 @@ fn parse_array(code: &str, nested: Option<&str>) -> Value {
         return Value::Array(elements);
     }
     let Some(found) = ARRAY.captures(code) else {
-        return text(code);
+        return Value::from(code);
     };
     let listed = found
         .get(1)
@@ -152,7 +124,7 @@ fn parse_array(code: &str, nested: Option<&str>) -> Value {
         })
         .collect();
     // BFCL wraps the array branch in a bare `except`: a failure gives the code back.
-    converted.map_or_else(|_| text(code), Value::Array)
+    converted.map_or_else(|_| Value::from(code), Value::Array)
 }
 
 /// `parse_js_collection(code, "dict")`.
@@ -161,14 +133,14 @@ fn parse_object(code: &str) -> Value {
         return Value::Object(Map::new());
     }
     let Some(found) = OBJECT.captures(code) else {
-        return text(code);
+        return Value::from(code);
     };
     let content = &found[1];
     let mut object = Map::new();
     for pair in PAIR.captures_iter(content) {
         let Ok(pair) = pair else {
             // fancy-regex gave up (backtracking limit): BFCL's `except` gives the code back.
-            return text(code);
+            return Value::from(code);
         };
         let key = strip(&pair[1]).trim_matches(['\'', '"']);
         let value = strip(&pair[2]);
@@ -193,8 +165,8 @@ fn parse_js_value(value: &str) -> Value {
         quoted_text if quoted(quoted_text) => Value::String(inner(quoted_text)),
         other => int(other)
             .map(Value::from)
-            .or_else(|| float(other).map(number))
-            .unwrap_or_else(|| text(other)),
+            .or_else(|| float(other).map(float_value))
+            .unwrap_or_else(|| Value::from(other)),
     }
 }
 

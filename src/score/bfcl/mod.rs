@@ -18,13 +18,15 @@
 //! failure's `mismatches` carries BFCL's own `error_type` and message.
 
 mod ast_checker;
+mod failure;
 mod java_values;
 mod javascript_values;
 mod language;
 mod python_text;
 mod python_value;
 
-pub use ast_checker::{CheckFailure, ast_checker};
+pub use ast_checker::ast_checker;
+pub use failure::CheckFailure;
 
 use super::verdict::{CallArguments, Outcome, TrialRecord, Verdict};
 use super::{ArgumentMismatch, score};

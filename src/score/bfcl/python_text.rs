@@ -1,5 +1,6 @@
 //! Python's own readings of text that BFCL's Java and JavaScript type converters rely on:
-//! `int(s)`, `float(s)`, `str.strip()`, and `re`'s `$` (the end, or just before a final newline).
+//! `int(s)`, `float(s)`, `str.strip()`, `s[1:-1]`, and `re`'s `$` (the end, or just before a final
+//! newline).
 //! Python reads every Unicode decimal digit (`int("４２") == 42`) and allows `_` between digits;
 //! these do the same. One gap: `float("nan")` and `float("inf")` have no JSON value, so they read
 //! as not-a-number text (`None`), where Python would give a float.
@@ -15,9 +16,22 @@ pub fn strip(text: &str) -> &str {
     text.trim_matches(is_space)
 }
 
-/// The text `re`'s `$` sees the end of: without one final newline, which `$` may stand before.
-pub fn before_final_newline(text: &str) -> &str {
-    text.strip_suffix('\n').unwrap_or(text)
+/// Python's `re.match(p, s)` for a pattern anchored with `^` and `$`: `$` may also stand before a
+/// final newline.
+pub fn matches_whole(regex: &regex::Regex, text: &str) -> bool {
+    regex.is_match(text)
+        || text
+            .strip_suffix('\n')
+            .is_some_and(|before| regex.is_match(before))
+}
+
+/// Python's `s[1:-1]`.
+pub fn inner(value: &str) -> String {
+    let chars: Vec<char> = value.chars().collect();
+    if chars.len() < 2 {
+        return String::new();
+    }
+    chars[1..chars.len() - 1].iter().collect()
 }
 
 /// The value of a Unicode decimal digit (general category Nd). Such digits come in runs of ten,

@@ -59,6 +59,12 @@ impl PyType {
     }
 }
 
+/// A Python float as JSON (`None` has no float: NaN and the infinities, which JSON lacks, read as
+/// `null`).
+pub fn float_value(value: f64) -> Value {
+    serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
+}
+
 /// Python's `a == b` on decoded JSON, except that booleans and numbers never compare equal.
 pub fn py_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
