@@ -172,7 +172,7 @@ impl SplitMix64 {
 
     fn next_u64(&mut self) -> u64 {
         // The shared mixing step adds the golden gamma itself; the state advances by the same.
-        let output = crate::backend::splitmix64(self.state);
+        let output = crate::hashing::splitmix64(self.state);
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         output
     }

@@ -23,7 +23,6 @@ pub use openai::OpenAiBackend;
 pub use oracle::{OracleBackend, oracle_arguments};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
-pub(crate) use random::splitmix64;
 pub use replay::ReplayBackend;
 
 use crate::model::Task;

@@ -2,6 +2,7 @@
 //! no call at all, uniformly, and calls it with no arguments. Any model worth using beats it.
 
 use super::{Reply, ToolCallRequest, Turn, tool_results};
+use crate::hashing::splitmix64;
 use crate::score::CallArguments;
 
 #[derive(Debug, Clone)]
@@ -43,12 +44,4 @@ impl RandomBackend {
             ..Reply::default()
         }
     }
-}
-
-/// A well-mixed 64-bit hash step (SplitMix64), enough for reproducible uniform draws.
-pub(crate) fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }

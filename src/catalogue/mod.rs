@@ -9,7 +9,7 @@ mod fetch;
 mod store;
 
 pub use fetch::{FetchError, Progress, fetch};
-pub use store::{ModelStore, Presence, file_sha256};
+pub use store::{ModelStore, Presence};
 
 use serde::Deserialize;
 use std::sync::OnceLock;

@@ -5,9 +5,8 @@
 //! given its final name once verified, so nothing a killed fetch leaves can pass for a model.
 
 use super::{CatalogueModel, ModelFile};
-use sha2::{Digest, Sha256};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use crate::hashing::file_sha256;
+use std::path::PathBuf;
 
 /// Where model files live.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,31 +111,6 @@ fn stamp_text(metadata: &std::fs::Metadata, sha256: &str) -> String {
     format!("{} {modified} {sha256}\n", metadata.len())
 }
 
-/// The SHA-256 of a file, as lower-case hex.
-pub fn file_sha256(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buffer[..n]);
-    }
-    Ok(hex(&hasher.finalize()))
-}
-
-pub(super) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(DIGITS[usize::from(byte >> 4)] as char);
-        text.push(DIGITS[usize::from(byte & 15)] as char);
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,10 +157,5 @@ mod tests {
             store.presence(&model),
             Presence::Damaged { file, .. } if file == "tiny.gguf"
         ));
-    }
-
-    #[test]
-    fn hex_is_lower_case_and_two_digits_a_byte() {
-        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xff]), "000fa5ff");
     }
 }

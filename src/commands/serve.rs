@@ -78,7 +78,7 @@ pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<
 fn served_tools(toolset: &Toolset, fixtures: bool) -> Result<ServedTools, String> {
     let tools = toolset.tools.clone();
     let served = if fixtures {
-        ServedTools::with_fixtures(tools)
+        ServedTools::with_fixtures(tools, crate::mcp::fixtures::tools())
     } else {
         ServedTools::new(tools)
     };

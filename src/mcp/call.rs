@@ -5,44 +5,13 @@
 
 use super::ServedTools;
 use super::fixtures;
-use super::jsonrpc::{
-    ErrorObject, INVALID_PARAMS, RequestId, encode_error, encode_notification, encode_result,
-};
-use super::server::{Outbox, Session};
+use super::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId, encode_error, encode_result};
+use super::session::{Session, ToolCall};
 use crate::model::{Response, fill_template};
 use crate::registry::RegisteredTool;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// The request being answered and where its notifications go.
-pub struct ToolCall<'a> {
-    pub session: &'a Arc<Session>,
-    pub id: &'a RequestId,
-    pub outbox: &'a Outbox,
-}
-
-impl ToolCall<'_> {
-    /// Sends `notifications/progress` for this request.
-    pub fn progress(
-        &self,
-        token: &Value,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&str>,
-    ) {
-        let mut params = json!({ "progressToken": token, "progress": progress });
-        if let Some(total) = total {
-            params["total"] = json!(total);
-        }
-        if let Some(message) = message {
-            params["message"] = json!(message);
-        }
-        let _ = self
-            .outbox
-            .send(encode_notification("notifications/progress", Some(&params)));
-    }
-}
 
 /// A tools/call once its request is understood.
 pub enum CallPlan {

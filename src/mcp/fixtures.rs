@@ -4,8 +4,7 @@
 //! notifications before the response, three log messages, sampling and elicitation requests sent to the
 //! client mid-call, and a tool whose input schema uses JSON Schema 2020-12 keywords verbatim.
 
-use super::call::ToolCall;
-use super::server::LogLevel;
+use super::session::{LogLevel, ToolCall};
 use crate::model::{Behavior, Tool};
 use serde_json::{Map, Value, json};
 use std::time::Duration;

@@ -9,7 +9,8 @@
 use super::http_guard::{accepts, guard, is_json_body};
 use super::http_listener::serve_connections;
 use super::jsonrpc::{Message, encode_error};
-use super::server::{McpServer, Session, list_changed_notification};
+use super::server::list_changed_notification;
+use super::session::{McpServer, Session};
 // The same bound as a stdio line, so one message size works on both transports.
 use super::stdio::MAX_LINE_BYTES;
 use axum::Router;
@@ -388,7 +389,7 @@ fn new_session_id() -> String {
         bytes[..8].copy_from_slice(&(nanos as u64).to_le_bytes());
         bytes[8..].copy_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hashing::hex(&bytes)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The MCP protocol, written here rather than taken from an SDK: the frame layer (`jsonrpc`), the
-//! command layer (`server`: what each method does, per `Session`; `call`: tools/call; `served`: the tool
-//! snapshot and its listing), the conformance fixtures, the transports (`stdio`; `http`, with its
+//! session state every connection shares or owns (`session`: `McpServer`, `Session`, `ToolCall`), the
+//! command layer (`server`: what each method does; `call`: tools/call; `served`: the tool snapshot
+//! and its listing), the conformance fixtures, the transports (`stdio`; `http`, with its
 //! header rules in `http_guard` and its accept loop in `http_listener`; `duplex`), and the client the
 //! runner and `import` use. Transports know nothing of methods; methods know nothing of transports.
 
@@ -14,6 +15,7 @@ mod http_listener;
 pub mod jsonrpc;
 mod served;
 pub mod server;
+mod session;
 pub mod stdio;
 
 pub use served::ServedTools;

@@ -37,9 +37,11 @@ impl ServedTools {
         })
     }
 
-    /// Adds the conformance suite's fixture tools (see `fixtures`).
-    pub fn with_fixtures(tools: Vec<Tool>) -> Result<ServedTools, RegistryError> {
-        let fixtures = super::fixtures::tools();
+    /// Adds the conformance suite's fixture tools (`fixtures::tools()`).
+    pub fn with_fixtures(
+        tools: Vec<Tool>,
+        fixtures: Vec<Tool>,
+    ) -> Result<ServedTools, RegistryError> {
         let fixture_names = fixtures.iter().map(|t| t.name.clone()).collect();
         let mut all = tools;
         all.extend(fixtures);
@@ -140,7 +142,8 @@ mod tests {
 
     #[test]
     fn fixtures_are_known_by_the_names_they_were_added_with() {
-        let served = ServedTools::with_fixtures(Vec::new()).unwrap();
+        let served =
+            ServedTools::with_fixtures(Vec::new(), super::super::fixtures::tools()).unwrap();
         for tool in super::super::fixtures::tools() {
             assert!(served.is_fixture(&tool.name), "{}", tool.name);
         }

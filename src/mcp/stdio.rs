@@ -6,7 +6,8 @@
 //! stderr.
 
 use super::jsonrpc::{Message, encode_error};
-use super::server::{McpServer, Outbox, Session, list_changed_notification};
+use super::server::list_changed_notification;
+use super::session::{McpServer, Outbox, Session};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};

@@ -6,7 +6,6 @@
 
 use crate::backend::Reply;
 use rusqlite::{Connection, OptionalExtension};
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -57,8 +56,7 @@ impl ResponseCache {
 
     /// The content address of a request.
     pub fn key(request: &serde_json::Value) -> String {
-        let digest = Sha256::digest(request.to_string().as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        crate::hashing::sha256_hex(request.to_string().as_bytes())
     }
 
     pub fn get(&self, key: &str) -> Option<Reply> {

@@ -16,7 +16,6 @@ use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{ScoringProfile, Task, TaskTool, Tool};
 use crate::spec::{BackendProfile, ConfigFile};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -512,16 +511,18 @@ impl RunPlan {
             .map(|f| f.path.as_path())
             .chain(config_path.as_deref())
             .map(|path| {
-                let sha =
-                    crate::catalogue::file_sha256(path).unwrap_or_else(|_| "unreadable".into());
+                let sha = crate::hashing::file_sha256(path).unwrap_or_else(|_| "unreadable".into());
                 (path.display().to_string(), sha)
             })
             .collect();
         let options_json = serde_json::to_value(options).unwrap_or(Value::Null);
         let hash = {
-            let digest =
-                Sha256::digest(json!({"options": options_json, "files": files}).to_string());
-            digest[..4].iter().map(|b| format!("{b:02x}")).collect()
+            let digest = crate::hashing::sha256_hex(
+                json!({"options": options_json, "files": files})
+                    .to_string()
+                    .as_bytes(),
+            );
+            digest[..8].to_string()
         };
         let conditions = options.sizes.len().max(1)
             * if options.sizes.is_empty() {
@@ -561,14 +562,6 @@ impl RunPlan {
             hash,
             manifest,
         })
-    }
-
-    /// Every trial of the plan: each task under every condition (size, sweep seed, repeat) across
-    /// the backends, in the order that lets consecutive prompts share the longest prefix
-    /// (`prefix_order`).
-    pub fn trials(&self) -> Vec<PlannedTrial> {
-        let trials = self.trials_by_task();
-        super::prefix_order::in_prefix_order(self, trials)
     }
 
     /// Every trial, suite by suite and task by task.
@@ -645,9 +638,9 @@ impl RunPlan {
     pub fn backend_seed(&self, trial: PlannedTrial) -> u64 {
         let task = &self.suites[trial.suite].tasks[trial.task].id;
         if trial.repeat == 0 && trial.sweep_seed == 0 {
-            fnv1a(task)
+            crate::hashing::fnv1a(task)
         } else {
-            fnv1a(&format!("{task}#{}#{}", trial.sweep_seed, trial.repeat))
+            crate::hashing::fnv1a(&format!("{task}#{}#{}", trial.sweep_seed, trial.repeat))
         }
     }
 }
@@ -708,13 +701,6 @@ pub fn options_from_manifest(folder: &Path) -> Result<RunOptions, String> {
     })
 }
 
-/// A stable 64-bit hash (FNV-1a): per-task seeds must not change between builds or runs.
-pub fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// The config file and where it was read from (`None` when there is none).
 fn load_config(explicit: Option<&Path>) -> Result<(ConfigFile, Option<PathBuf>), String> {
     let path = match explicit {
@@ -771,7 +757,7 @@ fn local_model_sha256(options: &crate::backend::LocalOptions) -> Option<String> 
         let model = crate::catalogue::catalogue().get(name)?;
         Some(model.files.first()?.sha256.clone())
     });
-    pinned.or_else(|| crate::catalogue::file_sha256(&options.model).ok())
+    pinned.or_else(|| crate::hashing::file_sha256(&options.model).ok())
 }
 
 fn git_revision() -> Option<String> {

@@ -11,9 +11,18 @@
 //! evaluated, not what is asked; a local run stopped early (Ctrl-C) holds whole arms or sizes
 //! rather than pairs until `--resume` completes them. Hosted lanes keep task order.
 
-use super::plan::{PlannedTrial, RunPlan, fnv1a};
+use super::plan::{PlannedTrial, RunPlan};
 use crate::backend::AnyBackend;
+use crate::hashing::fnv1a;
 use crate::model::{Role, TaskInput, Tool};
+
+impl RunPlan {
+    /// Every trial of the plan: each task under every condition (size, sweep seed, repeat) across
+    /// the backends, in the order that lets consecutive prompts share the longest prefix.
+    pub fn trials(&self) -> Vec<PlannedTrial> {
+        in_prefix_order(self, self.trials_by_task())
+    }
+}
 
 /// `trials` reordered, lane by lane, so each local lane's consecutive prompts share the longest
 /// prefix. Other lanes keep task order: a provider caches prefixes of its own, not just the last

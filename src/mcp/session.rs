@@ -1,0 +1,266 @@
+//! One client's connection and what every connection of a server shares. `McpServer` holds the
+//! served tools (swapped atomically on reload) and the `list_changed` broadcast; a `Session` holds
+//! one client's state — the negotiated version, the declared capabilities, the log level, the calls
+//! in flight and the requests sent to the client — and `ToolCall` is the request a tool runs under,
+//! with the outbox its notifications go to. The method handlers (`server`), `tools/call` (`call`)
+//! and the conformance fixtures (`fixtures`) all build on these types; nothing here knows a method.
+
+use super::jsonrpc::{ErrorObject, RequestId, encode_notification};
+use super::served::ServedTools;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+/// How long a server-to-client request (sampling, elicitation) waits for the client's answer.
+const CLIENT_REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where a session's outgoing messages go, already encoded as JSON text.
+pub type Outbox = mpsc::UnboundedSender<String>;
+
+/// What the server is and how it lists.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub name: String,
+    pub version: String,
+    /// Tools per `tools/list` page; `None` lists everything at once (what most clients expect).
+    pub page_size: Option<usize>,
+    pub instructions: Option<String>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            name: "mcpick".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            page_size: None,
+            instructions: None,
+        }
+    }
+}
+
+/// State shared by every session of one server.
+pub struct McpServer {
+    pub config: ServerConfig,
+    tools: RwLock<Arc<ServedTools>>,
+    list_changed: broadcast::Sender<()>,
+}
+
+impl McpServer {
+    pub fn new(config: ServerConfig, tools: ServedTools) -> Arc<McpServer> {
+        let (list_changed, _) = broadcast::channel(16);
+        Arc::new(McpServer {
+            config,
+            tools: RwLock::new(Arc::new(tools)),
+            list_changed,
+        })
+    }
+
+    /// The tools being served now.
+    pub fn tools(&self) -> Arc<ServedTools> {
+        self.tools
+            .read()
+            .map(|t| Arc::clone(&t))
+            .unwrap_or_else(|poisoned| Arc::clone(&poisoned.into_inner()))
+    }
+
+    /// Serves a new tool set and tells every session, once.
+    pub fn replace_tools(&self, tools: ServedTools) {
+        let mut slot = self
+            .tools
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let generation = slot.generation + 1;
+        *slot = Arc::new(tools.with_generation(generation));
+        drop(slot);
+        let _ = self.list_changed.send(());
+    }
+
+    /// Sessions open now (each holds one `list_changed` receiver until it ends).
+    pub fn open_sessions(&self) -> usize {
+        self.list_changed.receiver_count()
+    }
+
+    /// A receiver that fires after each `replace_tools`.
+    pub fn subscribe_list_changed(&self) -> broadcast::Receiver<()> {
+        self.list_changed.subscribe()
+    }
+}
+
+/// The request being answered and where its notifications go.
+pub struct ToolCall<'a> {
+    pub session: &'a Arc<Session>,
+    pub id: &'a RequestId,
+    pub outbox: &'a Outbox,
+}
+
+impl ToolCall<'_> {
+    /// Sends `notifications/progress` for this request.
+    pub fn progress(
+        &self,
+        token: &Value,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) {
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(total) = total {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        let _ = self
+            .outbox
+            .send(encode_notification("notifications/progress", Some(&params)));
+    }
+}
+
+/// MCP logging levels, least severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl LogLevel {
+    pub fn parse(text: &str) -> Option<LogLevel> {
+        Some(match text {
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "notice" => LogLevel::Notice,
+            "warning" => LogLevel::Warning,
+            "error" => LogLevel::Error,
+            "critical" => LogLevel::Critical,
+            "alert" => LogLevel::Alert,
+            "emergency" => LogLevel::Emergency,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct SessionState {
+    pub(super) initialized: bool,
+    pub(super) protocol_version: Option<String>,
+    /// Messages below this level are not sent; `None` until the client sets one (then all are sent).
+    pub(super) log_level: Option<LogLevel>,
+    /// The capabilities the client declared at `initialize`.
+    pub(super) client_capabilities: Value,
+}
+
+pub type ClientReply = Result<Value, ErrorObject>;
+
+/// One client's connection.
+pub struct Session {
+    pub server: Arc<McpServer>,
+    pub(super) state: Mutex<SessionState>,
+    pub(super) in_flight: Mutex<HashMap<RequestId, AbortHandle>>,
+    /// Requests this server sent the client (sampling, elicitation), waiting for its response.
+    pub(super) awaiting_client: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
+    next_request: AtomicU64,
+}
+
+impl Session {
+    pub fn new(server: Arc<McpServer>) -> Arc<Session> {
+        Arc::new(Session {
+            server,
+            state: Mutex::default(),
+            in_flight: Mutex::default(),
+            awaiting_client: Mutex::default(),
+            next_request: AtomicU64::new(1),
+        })
+    }
+
+    /// The protocol version agreed at `initialize`, if it happened.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.lock_state().protocol_version.clone()
+    }
+
+    /// Whether the client declared a capability (e.g. "sampling", "elicitation") at `initialize`.
+    pub fn client_declared(&self, capability: &str) -> bool {
+        self.lock_state()
+            .client_capabilities
+            .get(capability)
+            .is_some_and(Value::is_object)
+    }
+
+    /// Sends a request to the client on `outbox` (the stream of the call that needs it) and waits for
+    /// the client's response, which arrives through `dispatch`.
+    pub async fn request_client(
+        &self,
+        outbox: &Outbox,
+        method: &str,
+        params: Value,
+    ) -> ClientReply {
+        // String ids in their own namespace, so they can never collide with the client's.
+        let id = RequestId::String(format!(
+            "mcpick-{}",
+            self.next_request.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (reply_tx, reply_rx) = oneshot::channel();
+        self.awaiting_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.clone(), reply_tx);
+        let _ = outbox.send(super::jsonrpc::encode_request(&id, method, Some(&params)));
+        let reply = tokio::time::timeout(CLIENT_REPLY_TIMEOUT, reply_rx).await;
+        self.awaiting_client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        match reply {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(_)) | Err(_) => Err(ErrorObject::new(
+                super::jsonrpc::INTERNAL_ERROR,
+                format!("the client did not answer {method} within {CLIENT_REPLY_TIMEOUT:?}"),
+            )),
+        }
+    }
+
+    /// Sends `notifications/message` if the level passes the session's filter.
+    pub fn log(&self, outbox: &Outbox, level: LogLevel, logger: &str, data: Value) {
+        let minimum = self.lock_state().log_level;
+        if minimum.is_some_and(|min| level < min) {
+            return;
+        }
+        let params = json!({ "level": level.as_str(), "logger": logger, "data": data });
+        let _ = outbox.send(encode_notification("notifications/message", Some(&params)));
+    }
+
+    pub(super) fn lock_state(&self) -> std::sync::MutexGuard<'_, SessionState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(super) fn lock_in_flight(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, AbortHandle>> {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
