@@ -13,6 +13,7 @@ mod side_by_side;
 use clap::Parser;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use mcpick::cli::{Cli, Command, RunOptions};
+use mcpick::commands::run_settings;
 use mcpick::load::Workspace;
 use mcpick::model::Expectation;
 use mcpick::runner::{RunFolder, RunPlan, execute, rebuild};
@@ -89,7 +90,7 @@ fn run_options(backends: &[&str], out: &Path) -> RunOptions {
 }
 
 fn trials_in(options: &RunOptions) -> usize {
-    RunPlan::resolve(options)
+    RunPlan::resolve(&run_settings(options))
         .expect("the shipped suites plan")
         .trials()
         .len()
@@ -105,7 +106,7 @@ fn runtime() -> tokio::runtime::Runtime {
 /// A resolved plan and its (fresh) run folder, the manifest written: what `mcpick run` has before
 /// its first trial.
 fn prepare(options: &RunOptions) -> (Arc<RunPlan>, RunFolder) {
-    let plan = Arc::new(RunPlan::resolve(options).expect("the shipped suites plan"));
+    let plan = Arc::new(RunPlan::resolve(&run_settings(options)).expect("the shipped suites plan"));
     let out = options.out.as_ref().expect("an output folder");
     let folder = RunFolder::create(out).expect("a run folder");
     folder
@@ -201,7 +202,7 @@ fn pipeline(c: &mut Criterion) {
     let options = |run: usize| run_options(&["oracle"], &scratch.path().join(format!("run-{run}")));
     group.bench_function(
         BenchmarkId::new("plan", format!("oracle, {trials} trials")),
-        |b| b.iter(|| RunPlan::resolve(black_box(&options(0))).unwrap()),
+        |b| b.iter(|| RunPlan::resolve(black_box(&run_settings(&options(0)))).unwrap()),
     );
     let mut runs = 0;
     group.bench_function(

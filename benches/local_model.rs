@@ -21,7 +21,7 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_sys_2::{
     LLAMA_FLASH_ATTN_TYPE_AUTO, LLAMA_FLASH_ATTN_TYPE_DISABLED, llama_flash_attn_type,
 };
-use mcpick::backend::{AnyBackend, ChatMessage, HostedOptions, Turn};
+use mcpick::backend::{AnyBackend, BackendOptions, ChatMessage, LocalSettings, Turn};
 use mcpick::load::Workspace;
 use mcpick::mcp::ServedTools;
 use mcpick::model::TaskInput;
@@ -207,10 +207,13 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
         .enable_all()
         .build()
         .unwrap();
-    let options = HostedOptions {
-        threads: Some(THREADS as u32),
-        threads_batch: Some(THREADS_BATCH as u32),
-        ..HostedOptions::default()
+    let options = BackendOptions {
+        local: LocalSettings {
+            threads: Some(THREADS as u32),
+            threads_batch: Some(THREADS_BATCH as u32),
+            ..LocalSettings::default()
+        },
+        ..BackendOptions::default()
     };
     let backend = AnyBackend::parse(spec, &options).unwrap();
     let AnyBackend::Local(local) = &backend else {

@@ -1,5 +1,6 @@
 //! The command line as clap sees it: syntax and help text only. Nothing here opens a file or builds
-//! anything; `commands` turns these values into work.
+//! anything; `commands` turns these values into work (a run's into `settings::RunSettings`), and no
+//! other module sees them.
 
 use crate::lint::LintSeverity;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -95,32 +96,11 @@ pub enum Command {
 }
 
 /// Where a sweep's distractor tools come from.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Distractors {
-    #[default]
+/// `--distractors`: how a sweep draws distractors (`settings::Distractors`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DistractorChoice {
     Random,
     Similar,
-}
-
-impl Distractors {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Distractors::Random => "random",
-            Distractors::Similar => "similar",
-        }
-    }
-}
-
-fn one() -> u32 {
-    1
-}
-
-/// `--max-retry-wait` for manifests written before it existed: its default (unbounded waits hung).
-fn default_max_retry_wait() -> f64 {
-    60.0
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -203,7 +183,7 @@ pub struct ImportMetatoolOptions {
 }
 
 /// Everything `mcpick run` is told. Stored in the run's manifest, so `--resume` repeats it exactly.
-#[derive(Debug, Clone, clap::Args, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RunOptions {
     /// Suite files or directories [default: tasks/].
     pub paths: Vec<std::path::PathBuf>,
@@ -222,50 +202,40 @@ pub struct RunOptions {
     /// The scoring profile for every suite: `mcp` (mcpick's rules) or `bfcl` (BFCL's checker on
     /// the first reply) [default: each suite's own `scoring`; `bfcl` for imported BFCL suites].
     #[arg(long, value_name = "PROFILE")]
-    #[serde(default)]
     pub scoring: Option<String>,
     /// Run only the tasks carrying this tag (repeat for any of several).
     #[arg(long = "tag", value_name = "TAG")]
-    #[serde(default)]
     pub tags: Vec<String>,
     /// Run each suite's toolset as overlaid by this variant (a name from toolsets/variants/, or
     /// `base` for the toolset as it is). Repeat for a paired A/B comparison: every arm sees the same
     /// tasks, seeds and tool order. Only suites whose toolset every variant applies to are run.
     #[arg(long = "variant", value_name = "NAME")]
-    #[serde(default)]
     pub variants: Vec<String>,
     /// Toolset sizes to sweep, e.g. 5,15,30: each trial shows the task's gold tools plus
     /// distractors from other toolsets, nested (for one seed the 15-tool set holds the 5-tool set)
     /// and shuffled by the seed.
     #[arg(long, value_name = "N,N,...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    #[serde(default)]
     pub sizes: Vec<u32>,
     /// How a sweep draws distractors: at random, or the tools nearest to the gold tool (BM25 over
     /// name and description: the hard case).
-    #[arg(long, value_enum, default_value_t = Distractors::Random)]
-    #[serde(default)]
-    pub distractors: Distractors,
+    #[arg(long, value_enum, default_value_t = DistractorChoice::Random)]
+    pub distractors: DistractorChoice,
     /// Distractor draws per size in a sweep (seeds 0 to S-1).
     #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    #[serde(default = "one")]
     pub seeds: u32,
     /// Trials per task and condition; with more than one, reports give pass@k and consistency.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000))]
-    #[serde(default = "one")]
     pub repeats: u32,
     /// Toolsets (a file or directory) a sweep draws distractors from [default: every toolset in
     /// toolsets/ but the suite's own].
     #[arg(long, value_name = "DIR")]
-    #[serde(default)]
     pub pool: Option<std::path::PathBuf>,
     /// The run folder [default: reports/<UTC time>-<plan hash>].
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
-    #[serde(skip)]
     pub out: Option<std::path::PathBuf>,
     /// Finish an interrupted run: repeat the plan in DIR/manifest.json and run only the trials that
     /// DIR/trials.jsonl lacks (other run options are taken from the manifest).
     #[arg(long, value_name = "DIR")]
-    #[serde(skip)]
     pub resume: Option<std::path::PathBuf>,
     /// Backend profiles (TOML, `[backend.NAME]` tables) [default: mcpick.toml if it exists].
     #[arg(long, value_name = "FILE")]
@@ -319,7 +289,6 @@ pub struct RunOptions {
     /// (`Retry-After: 86400`, a date days ahead) gets no retry: the trial is recorded as an error
     /// saying so, and `--resume` runs it later.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
-    #[serde(default = "default_max_retry_wait")]
     pub max_retry_wait: f64,
     /// Stop starting trials once the run has cost this many US dollars (prices per model from the
     /// built-in table, `--price` or the config file).
@@ -336,6 +305,5 @@ pub struct RunOptions {
     pub cache: Option<std::path::PathBuf>,
     /// No progress bar on stderr.
     #[arg(long)]
-    #[serde(skip)]
     pub no_progress: bool,
 }

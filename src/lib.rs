@@ -47,4 +47,5 @@ pub mod report;
 pub mod retrieval;
 pub mod runner;
 pub mod score;
+pub mod settings;
 pub mod spec;

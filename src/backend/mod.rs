@@ -9,6 +9,7 @@ mod embed;
 mod hosted;
 mod local;
 mod openai;
+mod options;
 mod oracle;
 mod provider_names;
 mod random;
@@ -20,6 +21,7 @@ pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
 pub use local::{LocalBackend, LocalMode, LocalOptions, Work, llama_backend};
 pub use openai::OpenAiBackend;
+pub use options::{BackendOptions, LocalSettings};
 pub use oracle::{OracleBackend, oracle_arguments};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
@@ -128,24 +130,9 @@ pub enum AnyBackend {
     Embed(std::sync::Arc<EmbedBackend>),
 }
 
-/// Settings the command line gives backends.
-#[derive(Debug, Clone, Default)]
-pub struct HostedOptions {
-    pub base_url: Option<String>,
-    pub api_key_env: Option<String>,
-    pub max_tokens: Option<u32>,
-    /// The `local` model: a catalogue name or a GGUF path [default: the catalogue's default].
-    pub model: Option<String>,
-    pub threads: Option<u32>,
-    pub threads_batch: Option<u32>,
-    pub ctx_size: Option<u32>,
-    pub temperature: Option<f32>,
-    pub seed: Option<u32>,
-}
-
 impl AnyBackend {
     /// Parses `kind[:option]` as given on the command line.
-    pub fn parse(spec: &str, hosted: &HostedOptions) -> Result<AnyBackend, SpecError> {
+    pub fn parse(spec: &str, options: &BackendOptions) -> Result<AnyBackend, SpecError> {
         let (kind, option) = spec
             .split_once(':')
             .map_or((spec, None), |(k, o)| (k, Some(o)));
@@ -156,13 +143,13 @@ impl AnyBackend {
         let hosted_config = |model: &str, base: &str, env: &str| {
             let mut config = HostedConfig::new(
                 model,
-                hosted.base_url.as_deref(),
+                options.base_url.as_deref(),
                 base,
-                hosted.api_key_env.as_deref(),
+                options.api_key_env.as_deref(),
                 env,
             )
             .map_err(invalid)?;
-            if let Some(max_tokens) = hosted.max_tokens {
+            if let Some(max_tokens) = options.max_tokens {
                 config.max_tokens = max_tokens;
             }
             Ok::<_, SpecError>(config)
@@ -197,19 +184,22 @@ impl AnyBackend {
                         invalid("the mode must be score, generate or generate-json".into())
                     })?,
                 };
-                let model = model.map(str::to_string).or_else(|| hosted.model.clone());
+                let model = model
+                    .map(str::to_string)
+                    .or_else(|| options.local.model.clone());
                 let (path, model_name) = resolve_local_model(model.as_deref()).map_err(invalid)?;
-                let options = LocalOptions {
+                let local = &options.local;
+                let resolved = LocalOptions {
                     model: path,
                     model_name,
-                    threads: hosted.threads.unwrap_or(1),
-                    threads_batch: hosted.threads_batch.unwrap_or(2),
-                    ctx_size: hosted.ctx_size,
-                    max_tokens: hosted.max_tokens.unwrap_or(256),
-                    temperature: hosted.temperature.unwrap_or(0.0),
-                    seed: hosted.seed.unwrap_or(0),
+                    threads: local.threads.unwrap_or(1),
+                    threads_batch: local.threads_batch.unwrap_or(2),
+                    ctx_size: local.ctx_size,
+                    max_tokens: options.max_tokens.unwrap_or(256),
+                    temperature: local.temperature.unwrap_or(0.0),
+                    seed: local.seed.unwrap_or(0),
                 };
-                LocalBackend::load(mode, options)
+                LocalBackend::load(mode, resolved)
                     .map(|b| AnyBackend::Local(std::sync::Arc::new(b)))
                     .map_err(invalid)
             }

@@ -20,7 +20,7 @@ pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use lint::run_lint;
 pub use list::run_list;
 pub use models::run_models;
-pub use run::{run_report, run_run};
+pub use run::{run_report, run_run, run_settings};
 pub use serve::run_serve;
 pub use target::ToolsetTarget;
 pub use validate::run_validate;

@@ -2,17 +2,67 @@
 //! session of its suite's toolset; the run folder is written as trials finish, then the summary.
 
 use super::Outcome;
-use crate::cli::RunOptions;
-use crate::runner::{RunFolder, RunPlan, execute, finished_trials, options_from_manifest, rebuild};
+use crate::backend::{BackendOptions, LocalSettings};
+use crate::cli::{DistractorChoice, RunOptions};
+use crate::runner::{
+    RunFolder, RunPlan, execute, finished_trials, rebuild, settings_from_manifest,
+};
+use crate::settings::{Distractors, RunSettings};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+/// The settings a run's command line asks for (`--out`, `--resume` and `--no-progress` stay here:
+/// they say where and how, not what).
+pub fn run_settings(options: &RunOptions) -> RunSettings {
+    RunSettings {
+        paths: options.paths.clone(),
+        backends: options.backends.clone(),
+        max_turns: options.max_turns,
+        scoring: options.scoring.clone(),
+        tags: options.tags.clone(),
+        variants: options.variants.clone(),
+        sizes: options.sizes.clone(),
+        distractors: match options.distractors {
+            DistractorChoice::Random => Distractors::Random,
+            DistractorChoice::Similar => Distractors::Similar,
+        },
+        seeds: options.seeds,
+        repeats: options.repeats,
+        pool: options.pool.clone(),
+        config: options.config.clone(),
+        backend: BackendOptions {
+            base_url: options.base_url.clone(),
+            api_key_env: options.api_key_env.clone(),
+            max_tokens: options.max_tokens,
+            local: LocalSettings {
+                model: options.model.clone(),
+                threads: options.threads,
+                threads_batch: options.threads_batch,
+                ctx_size: options.ctx_size,
+                temperature: options.temperature,
+                seed: options.seed,
+            },
+        },
+        concurrency: options.concurrency,
+        requests_per_minute: options.requests_per_minute,
+        tokens_per_minute: options.tokens_per_minute,
+        timeout: options.timeout,
+        max_retries: options.max_retries,
+        max_retry_wait: options.max_retry_wait,
+        budget: options.budget,
+        price: options.price.clone(),
+        no_cache: options.no_cache,
+        cache: options.cache.clone(),
+    }
+}
+
 pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outcome> {
     let started = Instant::now();
-    let (options, folder_path, resuming) = match &options.resume {
-        Some(folder) => match options_from_manifest(folder) {
+    let show_progress = !options.no_progress;
+    let (settings, folder_path, resuming) = match &options.resume {
+        Some(folder) => match settings_from_manifest(folder) {
             Ok(mut recorded) => {
                 if !options.backends.is_empty() || !options.paths.is_empty() {
                     writeln!(
@@ -22,7 +72,6 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
                     return Ok(Outcome::InvalidInput);
                 }
                 // How the resumed run is shown and paid for may change; what it runs may not.
-                recorded.no_progress = options.no_progress;
                 recorded.budget = options.budget.or(recorded.budget);
                 (recorded, folder.clone(), true)
             }
@@ -31,9 +80,9 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
                 return Ok(Outcome::InvalidInput);
             }
         },
-        None => (options.clone(), PathBuf::new(), false),
+        None => (run_settings(&options), PathBuf::new(), false),
     };
-    let plan = match RunPlan::resolve(&options) {
+    let plan = match RunPlan::resolve(&settings) {
         Ok(plan) => Arc::new(plan),
         Err(problems) => {
             for problem in &problems.0 {
@@ -90,8 +139,8 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
     let suites: std::collections::BTreeSet<&str> =
         plan.suites.iter().map(|s| s.name.as_str()).collect();
     let mut shape = format!("{} suites", suites.len());
-    if !options.variants.is_empty() {
-        shape.push_str(&format!(" × {} arms", options.variants.len()));
+    if !settings.variants.is_empty() {
+        shape.push_str(&format!(" × {} arms", settings.variants.len()));
     }
     if !plan.sizes.is_empty() {
         shape.push_str(&format!(
@@ -124,7 +173,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
         pending.clone(),
         already_spent,
         &mut folder,
-        !options.no_progress,
+        show_progress,
     ))?;
     // Trials abandoned at Ctrl-C may still hold the runtime; do not wait for them.
     runtime.shutdown_background();
@@ -148,7 +197,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
         writeln!(
             out,
             "the budget of ${:.2} is spent",
-            options.budget.unwrap_or(0.0)
+            settings.budget.unwrap_or(0.0)
         )?;
     }
     if missing > 0 {

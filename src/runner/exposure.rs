@@ -5,10 +5,10 @@
 //! 15-tool list is the 5-tool list with tools inserted), with the gold tool's position recorded by
 //! the caller. Pure: no I/O, same inputs → same tools.
 
-use crate::cli::Distractors;
 use crate::hashing::{fnv1a, splitmix64};
 use crate::model::{Task, TaskInput, Tool};
 use crate::retrieval::{Bm25Index, terms};
+use crate::settings::Distractors;
 
 /// What a sweep trial's tools start from, before distractors from the pool.
 #[derive(Debug, Clone, Copy)]

@@ -24,7 +24,7 @@ pub use cache::ResponseCache;
 pub use exposure::{distractor_pool, exposed_tools, gold_position};
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use output::{RunFolder, TrialLine, finished_trials, rebuild};
-pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan, TrialKey, options_from_manifest};
+pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan, TrialKey, settings_from_manifest};
 pub use price::{Price, list_price};
 pub use schedule::{Execution, execute};
 pub use trial::{Halt, ToolListing, TrialOutcome, run_trial};

@@ -9,11 +9,11 @@ use super::exposure::{Shown, distractor_pool, exposed_tools};
 use super::lane::{BackendLane, RateLimiter, RetryPolicy};
 use super::price::{Price, list_price, parse_price_override};
 use super::trial::ToolListing;
-use crate::backend::{AnyBackend, DEFAULT_SYSTEM_PROMPT, HostedOptions};
-use crate::cli::{Distractors, RunOptions};
+use crate::backend::{AnyBackend, BackendOptions, DEFAULT_SYSTEM_PROMPT, LocalSettings};
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{ScoringProfile, Task, TaskTool, Tool};
+use crate::settings::{Distractors, RunSettings};
 use crate::spec::{BackendProfile, ConfigFile};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
@@ -143,7 +143,7 @@ pub struct RunPlan {
 pub struct PlanError(pub Vec<String>);
 
 impl RunPlan {
-    pub fn resolve(options: &RunOptions) -> Result<RunPlan, PlanError> {
+    pub fn resolve(options: &RunSettings) -> Result<RunPlan, PlanError> {
         let mut problems = Vec::new();
         let (config, config_path) = load_config(options.config.as_deref()).unwrap_or_else(|e| {
             problems.push(e);
@@ -162,6 +162,8 @@ impl RunPlan {
             problems.push("--budget must be a positive number of dollars".into());
         }
         if options
+            .backend
+            .local
             .temperature
             .is_some_and(|t| !(t.is_finite() && t >= 0.0))
         {
@@ -199,34 +201,20 @@ impl RunPlan {
         let threads_each = (cores / local_models.max(1)).max(1) as u32;
         for spec in &options.backends {
             let profile = config.backend.get(spec);
-            let from_command_line = HostedOptions {
-                base_url: options.base_url.clone(),
-                api_key_env: options.api_key_env.clone(),
-                max_tokens: options.max_tokens,
-                model: options.model.clone(),
-                threads: options.threads.or(Some(threads_each)),
-                threads_batch: options
-                    .threads_batch
-                    .or(options.threads)
-                    .or(Some(threads_each)),
-                ctx_size: options.ctx_size,
-                temperature: options.temperature,
-                seed: options.seed,
+            let local = &options.backend.local;
+            let from_command_line = BackendOptions {
+                local: LocalSettings {
+                    threads: local.threads.or(Some(threads_each)),
+                    threads_batch: local.threads_batch.or(local.threads).or(Some(threads_each)),
+                    ..local.clone()
+                },
+                ..options.backend.clone()
             };
-            let (backend_spec, hosted) = match profile {
-                Some(p) => (
-                    p.spec.as_str(),
-                    HostedOptions {
-                        base_url: p.base_url.clone().or(from_command_line.base_url),
-                        api_key_env: p.api_key_env.clone().or(from_command_line.api_key_env),
-                        max_tokens: p.max_tokens.or(from_command_line.max_tokens),
-                        model: p.model.clone().or(from_command_line.model),
-                        ..from_command_line
-                    },
-                ),
+            let (backend_spec, backend_options) = match profile {
+                Some(p) => (p.spec.as_str(), profile_options(p).or(from_command_line)),
                 None => (spec.as_str(), from_command_line),
             };
-            let backend = match AnyBackend::parse(backend_spec, &hosted) {
+            let backend = match AnyBackend::parse(backend_spec, &backend_options) {
                 Ok(backend) => backend,
                 Err(e) => {
                     problems.push(e.to_string());
@@ -686,8 +674,21 @@ fn task_under_variant(task: &Task, map_tool: impl Fn(&str) -> Option<String>) ->
     arm
 }
 
-/// The options a run was started with, read back from its manifest for `--resume`.
-pub fn options_from_manifest(folder: &Path) -> Result<RunOptions, String> {
+/// What a profile in `mcpick.toml` sets of a backend's settings.
+fn profile_options(profile: &BackendProfile) -> BackendOptions {
+    BackendOptions {
+        base_url: profile.base_url.clone(),
+        api_key_env: profile.api_key_env.clone(),
+        max_tokens: profile.max_tokens,
+        local: LocalSettings {
+            model: profile.model.clone(),
+            ..LocalSettings::default()
+        },
+    }
+}
+
+/// The settings a run was started with, read back from its manifest for `--resume`.
+pub fn settings_from_manifest(folder: &Path) -> Result<RunSettings, String> {
     let path = folder.join("manifest.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -146,7 +146,7 @@ mod tests {
             "--backend",
             "bm25",
         ]);
-        let plan = RunPlan::resolve(&args.run).unwrap();
+        let plan = RunPlan::resolve(&crate::commands::run_settings(&args.run)).unwrap();
         let key = |t: &PlannedTrial| (t.lane, t.suite, t.task, t.size, t.sweep_seed, t.repeat);
         let mut planned: Vec<_> = plan.trials_by_task().iter().map(key).collect();
         let ordered: Vec<_> = plan.trials().iter().map(key).collect();

@@ -1,0 +1,99 @@
+//! The settings a backend is built with, one type wherever they come from — the command line, a
+//! profile in `mcpick.toml`, or a run's manifest on `--resume`: where a hosted API lives, which
+//! variable holds its key, how long a reply may be, and (`LocalSettings`) how the embedded model runs.
+//! A profile's settings overlay the command line's field by field (`or`).
+
+use serde::{Deserialize, Serialize};
+
+/// Backend settings; `None` everywhere means each backend's own default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BackendOptions {
+    /// The API's base URL (hosted and OpenAI-compatible backends).
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key (never the key itself).
+    pub api_key_env: Option<String>,
+    /// Longest reply, in tokens (hosted and local).
+    pub max_tokens: Option<u32>,
+    /// How the embedded model runs (flattened: the manifest spells these at the top level).
+    #[serde(flatten)]
+    pub local: LocalSettings,
+}
+
+/// The `local` backend's settings as given; `LocalOptions` is what they resolve to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LocalSettings {
+    /// A catalogue name or a GGUF path [default: the catalogue's default model].
+    pub model: Option<String>,
+    pub threads: Option<u32>,
+    pub threads_batch: Option<u32>,
+    pub ctx_size: Option<u32>,
+    pub temperature: Option<f32>,
+    pub seed: Option<u32>,
+}
+
+impl BackendOptions {
+    /// These settings, with each one left open taken from `fallback`.
+    pub fn or(self, fallback: BackendOptions) -> BackendOptions {
+        BackendOptions {
+            base_url: self.base_url.or(fallback.base_url),
+            api_key_env: self.api_key_env.or(fallback.api_key_env),
+            max_tokens: self.max_tokens.or(fallback.max_tokens),
+            local: LocalSettings {
+                model: self.local.model.or(fallback.local.model),
+                threads: self.local.threads.or(fallback.local.threads),
+                threads_batch: self.local.threads_batch.or(fallback.local.threads_batch),
+                ctx_size: self.local.ctx_size.or(fallback.local.ctx_size),
+                temperature: self.local.temperature.or(fallback.local.temperature),
+                seed: self.local.seed.or(fallback.local.seed),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_overlays_the_command_line_field_by_field() {
+        let command_line = BackendOptions {
+            base_url: Some("http://a".into()),
+            max_tokens: Some(64),
+            local: LocalSettings {
+                threads: Some(2),
+                ..LocalSettings::default()
+            },
+            ..BackendOptions::default()
+        };
+        let profile = BackendOptions {
+            base_url: Some("http://b".into()),
+            api_key_env: Some("KEY".into()),
+            ..BackendOptions::default()
+        };
+        let merged = profile.or(command_line);
+        assert_eq!(merged.base_url.as_deref(), Some("http://b"));
+        assert_eq!(merged.api_key_env.as_deref(), Some("KEY"));
+        assert_eq!(merged.max_tokens, Some(64));
+        assert_eq!(merged.local.threads, Some(2));
+    }
+
+    #[test]
+    fn serialised_flat_as_the_manifest_spells_them() {
+        let options = BackendOptions {
+            local: LocalSettings {
+                model: Some("m".into()),
+                ..LocalSettings::default()
+            },
+            ..BackendOptions::default()
+        };
+        let text = serde_json::to_string(&options).unwrap();
+        assert_eq!(
+            text,
+            r#"{"base_url":null,"api_key_env":null,"max_tokens":null,"model":"m","threads":null,"threads_batch":null,"ctx_size":null,"temperature":null,"seed":null}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<BackendOptions>(&text).unwrap(),
+            options
+        );
+    }
+}

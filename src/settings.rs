@@ -1,0 +1,86 @@
+//! What a run is asked to do, resolved once from the command line (`commands` builds it from the
+//! clap struct) or read back from a run's manifest on `--resume`: the suites, the backends and their
+//! settings, the experiment (variants, sizes, seeds, repeats) and the lanes' limits. The library
+//! takes this value and never the command line; it is also what `manifest.json` records under
+//! `options` and what the plan hash covers, so its serialised form must not change.
+
+use crate::backend::BackendOptions;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// How a sweep picks the distractors it adds to a task's gold tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Distractors {
+    /// Drawn at random from the pool.
+    #[default]
+    Random,
+    /// The tools nearest to the gold tool (BM25 over name and description: the hard case).
+    Similar,
+}
+
+impl Distractors {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Distractors::Random => "random",
+            Distractors::Similar => "similar",
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn default_max_retry_wait() -> f64 {
+    60.0
+}
+
+/// A run's settings. Fields added later carry serde defaults, so older manifests still resume.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// Suite files or folders (empty: `tasks/`).
+    pub paths: Vec<PathBuf>,
+    /// Backend specs or profile names, in the order results are reported.
+    pub backends: Vec<String>,
+    pub max_turns: usize,
+    /// The scoring profile for every task (`mcp` or `bfcl`); `None`: each suite's own.
+    #[serde(default)]
+    pub scoring: Option<String>,
+    /// Only tasks carrying one of these tags (empty: every task).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Description arms, in the order the run names them (A first).
+    #[serde(default)]
+    pub variants: Vec<String>,
+    /// Toolset sizes of a sweep (empty: each suite's whole toolset).
+    #[serde(default)]
+    pub sizes: Vec<u32>,
+    #[serde(default)]
+    pub distractors: Distractors,
+    #[serde(default = "one")]
+    pub seeds: u32,
+    #[serde(default = "one")]
+    pub repeats: u32,
+    /// Where a sweep draws distractors from (default: the other toolsets of the run).
+    #[serde(default)]
+    pub pool: Option<PathBuf>,
+    /// The config file of backend profiles (default: `mcpick.toml` when there is one).
+    pub config: Option<PathBuf>,
+    #[serde(flatten)]
+    pub backend: BackendOptions,
+    pub concurrency: u32,
+    pub requests_per_minute: Option<u32>,
+    pub tokens_per_minute: Option<u32>,
+    /// Seconds a request may take.
+    pub timeout: f64,
+    pub max_retries: u32,
+    #[serde(default = "default_max_retry_wait")]
+    pub max_retry_wait: f64,
+    /// Dollars the run may spend.
+    pub budget: Option<f64>,
+    /// Price overrides, `SPEC=IN,OUT` in dollars per million tokens.
+    pub price: Vec<String>,
+    pub no_cache: bool,
+    pub cache: Option<PathBuf>,
+}
