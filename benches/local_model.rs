@@ -21,7 +21,7 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_sys_2::{
     LLAMA_FLASH_ATTN_TYPE_AUTO, LLAMA_FLASH_ATTN_TYPE_DISABLED, llama_flash_attn_type,
 };
-use mcpick::backend::{AnyBackend, BackendOptions, ChatMessage, LocalSettings, Turn};
+use mcpick::backend::{AnyBackend, BackendOptions, ChatMessage, LocalSettings, TrialLabel, Turn};
 use mcpick::load::Workspace;
 use mcpick::mcp::ServedTools;
 use mcpick::model::TaskInput;
@@ -231,8 +231,11 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
         let turn = Turn {
             messages: &messages,
             tools,
-            task,
-            suite: &suite.name,
+            trial: TrialLabel {
+                suite: &suite.name,
+                variant: None,
+                task: &task.id,
+            },
             seed: 0,
             repeat: 0,
         };

@@ -168,23 +168,7 @@ fn quoted_or_capitalised(request: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::ChatMessage;
-    use crate::model::{Expectation, Task, TaskInput};
-
-    fn task() -> Task {
-        Task {
-            id: "t".into(),
-            input: TaskInput::Prompt(String::new()),
-            tags: vec![],
-            lang: "en".into(),
-            expectation: Expectation::NoCall,
-            tools: None,
-            source: "t".into(),
-            line: None,
-            scoring: Default::default(),
-            bfcl: None,
-        }
-    }
+    use crate::backend::{ChatMessage, TrialLabel};
 
     #[test]
     fn picks_the_best_matching_tool_and_reads_arguments_off_the_request() {
@@ -195,12 +179,14 @@ mod tests {
         let messages = vec![ChatMessage::User {
             content: "What's the forecast in Lyon for the next days, in imperial please?".into(),
         }];
-        let task = task();
         let reply = Bm25Backend::default().complete(Turn {
             messages: &messages,
             tools: &tools,
-            task: &task,
-            suite: "test",
+            trial: TrialLabel {
+                suite: "test",
+                variant: None,
+                task: "weather",
+            },
             seed: 0,
             repeat: 0,
         });
@@ -218,8 +204,11 @@ mod tests {
         let reply = Bm25Backend::default().complete(Turn {
             messages: &messages,
             tools: &tools,
-            task: &task,
-            suite: "test",
+            trial: TrialLabel {
+                suite: "test",
+                variant: None,
+                task: "weather",
+            },
             seed: 0,
             repeat: 0,
         });

@@ -22,12 +22,11 @@ pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
 pub use local::{LocalBackend, LocalMode, LocalOptions, Work, llama_backend};
 pub use openai::OpenAiBackend;
 pub use options::{BackendOptions, LocalSettings};
-pub use oracle::{OracleBackend, oracle_arguments};
+pub use oracle::{OracleAnswers, OracleBackend, oracle_arguments};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
 pub use replay::ReplayBackend;
 
-use crate::model::Task;
 use crate::score::CallArguments;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -62,16 +61,24 @@ pub struct ToolCallRequest {
     pub arguments: CallArguments,
 }
 
-/// What a backend is asked for one turn.
+/// Which trial a turn belongs to: names, not content. No model prompt includes them; `replay` finds
+/// the recorded reply by them and the `oracle` its answer, which the plan gave it, never the turn.
+#[derive(Debug, Clone, Copy)]
+pub struct TrialLabel<'a> {
+    pub suite: &'a str,
+    /// The description arm, `None` when the run names no variants.
+    pub variant: Option<&'a str>,
+    pub task: &'a str,
+}
+
+/// What a backend is asked for one turn: what a model may see (the conversation and the tools
+/// listed), the trial's label and its seed. The expected calls are not here.
 #[derive(Debug, Clone, Copy)]
 pub struct Turn<'a> {
     pub messages: &'a [ChatMessage],
     /// The tools as `tools/list` returned them (MCP `Tool` objects).
     pub tools: &'a [Value],
-    /// The task, which only the `oracle` (and `replay`, for its id) may read.
-    pub task: &'a Task,
-    /// The suite the task belongs to.
-    pub suite: &'a str,
+    pub trial: TrialLabel<'a>,
     /// A per-trial seed, for backends that draw at random.
     pub seed: u64,
     /// Which repeat of the trial this is (0 for the first): repeats of a hosted model must not be
@@ -215,7 +222,7 @@ impl AnyBackend {
             ("embed", None) => EmbedBackend::load_default()
                 .map(|b| AnyBackend::Embed(std::sync::Arc::new(b)))
                 .map_err(invalid),
-            ("oracle", None) => Ok(AnyBackend::Oracle(OracleBackend)),
+            ("oracle", None) => Ok(AnyBackend::Oracle(OracleBackend::default())),
             ("random", None) => Ok(AnyBackend::Random(RandomBackend::new(0))),
             ("random", Some(seed)) => seed
                 .parse()
@@ -257,6 +264,37 @@ impl AnyBackend {
                     }
                 }
             }
+        }
+    }
+
+    /// The backend with the run's expectations: the oracle keeps them, every other backend is
+    /// returned as it is (they never see an answer).
+    pub fn with_answers(self, answers: &std::sync::Arc<OracleAnswers>) -> AnyBackend {
+        match self {
+            AnyBackend::Oracle(_) => AnyBackend::Oracle(OracleBackend::new(answers.clone())),
+            other => other,
+        }
+    }
+
+    /// Whether the backend computes on this machine's cores with one model state (llama.cpp's KV
+    /// cache): parallel trials would only share them, so its lane runs one trial at a time.
+    pub fn one_trial_at_a_time(&self) -> bool {
+        matches!(self, AnyBackend::Local(_))
+    }
+
+    /// Whether the backend keeps its last prompt evaluated, so consecutive trials sharing a prefix
+    /// cost less (the order `prefix_order` gives pays off).
+    pub fn reuses_last_prompt(&self) -> bool {
+        matches!(self, AnyBackend::Local(_))
+    }
+
+    /// The embedded model's description for the manifest (mode, settings, prompt style, the model's
+    /// SHA-256); null for other backends.
+    pub fn local_description(&self) -> Value {
+        match self {
+            AnyBackend::Local(b) => serde_json::json!({"mode": b.mode, "options": b.options,
+                "prompt_style": b.prompt_style(), "model_sha256": local_model_sha256(&b.options)}),
+            _ => Value::Null,
         }
     }
 
@@ -314,6 +352,16 @@ fn resolve_local_model(
         )),
         None => Ok((std::path::PathBuf::from(name), None)),
     }
+}
+
+/// The local model's SHA-256: the catalogue's pin for a catalogue model (verified when fetched),
+/// else the file's.
+fn local_model_sha256(options: &LocalOptions) -> Option<String> {
+    let pinned = options.model_name.as_deref().and_then(|name| {
+        let model = crate::catalogue::catalogue().get(name)?;
+        Some(model.files.first()?.sha256.clone())
+    });
+    pinned.or_else(|| crate::hashing::file_sha256(&options.model).ok())
 }
 
 /// How many tool results the conversation holds (offline baselines act once, then stop).

@@ -4,34 +4,81 @@
 //! with argument values built from the task's matchers (the first acceptable value; for a regex, the
 //! shortest string it matches; for a tolerance, the centre) and minimal schema instances for required
 //! parameters the task leaves open. If the oracle misses, the task's expectation cannot be met.
+//!
+//! It is the one backend that knows the answers: the plan hands it every arm's expectations
+//! (`OracleAnswers`) when it builds the lanes, and a turn carries only what a model may see plus
+//! the trial's label, by which the oracle looks its answer up.
 
-use super::{ChatMessage, Reply, ToolCallRequest, Turn};
-use crate::model::{Alternative, ArgMatcher, Expectation, ExpectedCall};
+use super::{ChatMessage, Reply, ToolCallRequest, TrialLabel, Turn};
+use crate::model::{Alternative, ArgMatcher, Expectation, ExpectedCall, Task};
 use crate::registry::{example_instance, shortest_match};
 use crate::score::CallArguments;
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
 
-#[derive(Debug, Clone)]
-pub struct OracleBackend;
+/// Every trial's expectation, by suite, arm and task.
+#[derive(Debug, Default)]
+pub struct OracleAnswers(HashMap<(String, Option<String>, String), Expectation>);
+
+impl OracleAnswers {
+    /// The expectations of the tasks given with their suite and arm.
+    pub fn from_arms<'a>(
+        tasks: impl Iterator<Item = (&'a str, Option<&'a str>, &'a Task)>,
+    ) -> OracleAnswers {
+        OracleAnswers(
+            tasks
+                .map(|(suite, variant, task)| {
+                    let key = (
+                        suite.to_string(),
+                        variant.map(str::to_string),
+                        task.id.clone(),
+                    );
+                    (key, task.expectation.clone())
+                })
+                .collect(),
+        )
+    }
+
+    fn of(&self, trial: &TrialLabel<'_>) -> Option<&Expectation> {
+        let key = (
+            trial.suite.to_string(),
+            trial.variant.map(str::to_string),
+            trial.task.to_string(),
+        );
+        self.0.get(&key)
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct OracleBackend {
+    answers: Arc<OracleAnswers>,
+}
 
 impl OracleBackend {
+    pub fn new(answers: Arc<OracleAnswers>) -> OracleBackend {
+        OracleBackend { answers }
+    }
+
     pub fn complete(&self, turn: Turn<'_>) -> Reply {
         let made = turn
             .messages
             .iter()
             .filter(|m| matches!(m, ChatMessage::Assistant { calls, .. } if !calls.is_empty()))
             .count();
-        let next: &[ExpectedCall] = match &turn.task.expectation {
-            Expectation::NoCall => &[],
-            Expectation::Calls(steps) => steps
-                .get(made)
-                .map(std::slice::from_ref)
-                .unwrap_or_default(),
-            Expectation::AnyOf(alternatives) if made == 0 => &alternatives[..1],
-            // Parallel calls: all of them in one reply, as a model answering in parallel does.
-            Expectation::AllOf(calls) if made == 0 => calls,
-            Expectation::AnyOf(_) | Expectation::AllOf(_) => &[],
-        };
+        // A trial the plan gave no answer for gets none: the oracle then abstains.
+        let next: &[ExpectedCall] =
+            match self.answers.of(&turn.trial).unwrap_or(&Expectation::NoCall) {
+                Expectation::NoCall => &[],
+                Expectation::Calls(steps) => steps
+                    .get(made)
+                    .map(std::slice::from_ref)
+                    .unwrap_or_default(),
+                Expectation::AnyOf(alternatives) if made == 0 => &alternatives[..1],
+                // Parallel calls: all of them in one reply, as a model answering in parallel does.
+                Expectation::AllOf(calls) if made == 0 => calls,
+                Expectation::AnyOf(_) | Expectation::AllOf(_) => &[],
+            };
         if next.is_empty() {
             return Reply {
                 text: Some("Done.".into()),

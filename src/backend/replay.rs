@@ -99,11 +99,11 @@ impl ReplayBackend {
     }
 
     pub fn complete(&self, turn: Turn<'_>) -> Result<Reply, BackendError> {
-        let key = (turn.suite.to_string(), turn.task.id.clone());
+        let key = (turn.trial.suite.to_string(), turn.trial.task.to_string());
         let recorded = self.trials.get(&key).ok_or_else(|| {
             BackendError::BadRequest(format!(
                 "the recorded run {} has no trial for task {} of suite {}",
-                self.source, turn.task.id, turn.suite
+                self.source, turn.trial.task, turn.trial.suite
             ))
         })?;
         // The recording holds the task's own assistant messages too, at the same positions, so the

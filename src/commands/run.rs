@@ -92,6 +92,10 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
             return Ok(Outcome::InvalidInput);
         }
     };
+    // What the plan noticed goes where it always went: standard error, beside the progress bar.
+    for notice in &plan.notices {
+        eprintln!("mcpick run: {notice}");
+    }
     let folder_path = if resuming {
         folder_path
     } else {

@@ -12,7 +12,6 @@
 //! rather than pairs until `--resume` completes them. Hosted lanes keep task order.
 
 use super::plan::{PlannedTrial, RunPlan};
-use crate::backend::AnyBackend;
 use crate::hashing::fnv1a;
 use crate::model::{Role, TaskInput, Tool};
 
@@ -34,7 +33,7 @@ pub fn in_prefix_order(plan: &RunPlan, trials: Vec<PlannedTrial>) -> Vec<Planned
     let mut keyed: Vec<(usize, Option<PromptKey>, PlannedTrial)> = trials
         .into_iter()
         .map(|trial| {
-            if !matches!(plan.lanes[trial.lane].backend, AnyBackend::Local(_)) {
+            if !plan.lanes[trial.lane].backend.reuses_last_prompt() {
                 return (trial.lane, None, trial);
             }
             let condition = (trial.suite, trial.task, trial.size, trial.sweep_seed);

@@ -167,6 +167,7 @@ async fn drive_lane(
                             server,
                             listing,
                             &plan.lanes[trial.lane],
+                            suite.variant.as_deref(),
                             &suite.name,
                             task,
                             plan.max_turns,

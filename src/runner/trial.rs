@@ -1,7 +1,7 @@
 //! One trial: a fresh MCP session, the backend's turns, the calls executed through the server, the verdict.
 
 use super::lane::BackendLane;
-use crate::backend::{BackendError, ChatMessage, Turn};
+use crate::backend::{BackendError, ChatMessage, TrialLabel, Turn};
 use crate::mcp::McpServer;
 use crate::mcp::client::{ClientError, McpClient};
 use crate::mcp::duplex::connect_in_memory;
@@ -103,6 +103,7 @@ pub async fn run_trial(
     server: &Arc<McpServer>,
     listing: &ToolListing,
     lane: &BackendLane,
+    variant: Option<&str>,
     suite: &str,
     task: &Task,
     max_turns: usize,
@@ -130,8 +131,11 @@ pub async fn run_trial(
                     let turn = Turn {
                         messages: &transcript,
                         tools: &tools,
-                        task,
-                        suite,
+                        trial: TrialLabel {
+                            suite,
+                            variant,
+                            task: &task.id,
+                        },
                         seed,
                         repeat,
                     };

@@ -1,0 +1,303 @@
+//! The run plan, resolved once before any trial starts: which suites (each with the MCP server of its
+//! toolset), which backend lanes with which limits, prices and cache, and the trial list. Every
+//! problem in the options — an unknown backend, a missing key, a budget without prices, a bad config
+//! file — is found here and reported together, so a run never fails halfway on something it could
+//! have checked at the start. Resolving is a few named steps: the lanes' shared limits and backends
+//! (`lanes`), the workspace and each suite under each arm (`suites`), the lanes themselves (the oracle
+//! learning the suites' expectations), and the manifest (`manifest`) that `--resume` reads back.
+//! Nothing here prints: what the plan notices goes to `notices`.
+
+mod lanes;
+mod manifest;
+mod suites;
+
+use super::exposure::{Shown, exposed_tools};
+use super::lane::BackendLane;
+use super::trial::ToolListing;
+use crate::backend::OracleAnswers;
+use crate::mcp::{McpServer, ServedTools, ServerConfig};
+use crate::model::{Task, Tool};
+use crate::settings::{Distractors, RunSettings};
+use crate::spec::ConfigFile;
+use serde_json::Value;
+use std::path::Path;
+use std::sync::Arc;
+
+/// One suite under one arm (its toolset as is, or overlaid by a variant), ready to serve.
+pub struct SuitePlan {
+    pub name: String,
+    pub toolset: String,
+    /// The arm: a variant name, `base`, or `None` when the run names no variants.
+    pub variant: Option<String>,
+    /// The arm's whole toolset, served as is when no size is asked for.
+    pub server: Arc<McpServer>,
+    /// That server's tool list, listed by the first trial and kept for the others.
+    pub listing: ToolListing,
+    pub tools: Vec<Tool>,
+    /// The tasks, their expected tool names mapped through the variant's renames.
+    pub tasks: Vec<Task>,
+    /// For each task (same index), its own tool list served alone, or `None` for the whole toolset.
+    pub own_tools: Vec<Option<TaskServing>>,
+    /// Where a sweep draws distractors from (empty without `--sizes`).
+    pub pool: Vec<Tool>,
+}
+
+/// A task's own tool list (BFCL tasks carry their own functions), served by its own server.
+pub struct TaskServing {
+    /// The tools in the task's order, each under the name the task shows it by.
+    pub tools: Vec<Tool>,
+    /// Every toolset name the list draws on, so a sweep never adds one of them as a distractor.
+    pub toolset_names: Vec<String>,
+    pub server: Arc<McpServer>,
+    pub listing: ToolListing,
+}
+
+impl TaskServing {
+    /// The serving of `task`'s own list from its arm's tools (`None` without a list).
+    fn for_task(task: &Task, arm_tools: &[Tool]) -> Option<Result<TaskServing, String>> {
+        let entries = task.tools.as_ref()?;
+        let tools: Vec<Tool> = entries
+            .iter()
+            .filter_map(|entry| {
+                let mut tool = arm_tools.iter().find(|t| t.name == entry.tool)?.clone();
+                tool.name = entry.name.clone();
+                Some(tool)
+            })
+            .collect();
+        let toolset_names = entries.iter().map(|e| e.tool.clone()).collect();
+        Some(
+            ServedTools::new(tools.clone())
+                .map(|served| TaskServing {
+                    tools,
+                    toolset_names,
+                    server: McpServer::new(ServerConfig::default(), served),
+                    listing: ToolListing::default(),
+                })
+                .map_err(|e| format!("task {}: {e}", task.id)),
+        )
+    }
+}
+
+/// Identifies a trial across runs (what `--resume` compares).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TrialKey {
+    pub suite: String,
+    pub task: String,
+    pub backend: String,
+    /// The variant arm, empty when the run names none.
+    pub variant: String,
+    /// Tools shown in a sweep trial; 0 for the whole toolset.
+    pub size: u32,
+    pub sweep_seed: u32,
+    pub repeat: u32,
+}
+
+/// A trial to run: indices into the plan, and the condition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlannedTrial {
+    pub suite: usize,
+    pub task: usize,
+    pub lane: usize,
+    /// 0: the suite's whole toolset; otherwise the number of tools a sweep shows.
+    pub size: u32,
+    pub sweep_seed: u32,
+    pub repeat: u32,
+}
+
+pub struct RunPlan {
+    pub suites: Vec<SuitePlan>,
+    pub lanes: Vec<Arc<BackendLane>>,
+    pub max_turns: usize,
+    pub sizes: Vec<u32>,
+    pub distractors: Distractors,
+    pub seeds: u32,
+    pub repeats: u32,
+    pub budget: Option<f64>,
+    /// Eight hex digits naming the plan (options and file contents).
+    pub hash: String,
+    pub manifest: Value,
+    /// What the plan noticed but did not refuse (a cache it could not open, suites a variant skips),
+    /// for the command to tell the user.
+    pub notices: Vec<String>,
+}
+
+/// Why a plan could not be made: every problem found, one message each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanError(pub Vec<String>);
+
+impl RunPlan {
+    pub fn resolve(options: &RunSettings) -> Result<RunPlan, PlanError> {
+        let mut problems = Vec::new();
+        let mut notices = Vec::new();
+        let (config, config_path) =
+            lanes::load_config(options.config.as_deref()).unwrap_or_else(|e| {
+                problems.push(e);
+                (ConfigFile::default(), None)
+            });
+        let limits = lanes::shared_limits(options, &mut problems);
+        let backends = lanes::parse_backends(options, &config, &mut problems);
+        let cache = lanes::response_cache(options, &backends, &mut notices);
+        let (workspace, pool) = suites::load_workspaces(options, &mut problems);
+        let suites = suites::plan_suites(
+            options,
+            &workspace,
+            pool.as_ref(),
+            &mut problems,
+            &mut notices,
+        );
+        let answers = OracleAnswers::from_arms(suites.iter().flat_map(|suite| {
+            suite
+                .tasks
+                .iter()
+                .map(|task| (suite.name.as_str(), suite.variant.as_deref(), task))
+        }));
+        let (lanes, lane_manifest) = lanes::build_lanes(
+            options,
+            backends,
+            &limits,
+            cache.as_ref(),
+            answers,
+            &mut problems,
+        );
+        if !problems.is_empty() {
+            return Err(PlanError(problems));
+        }
+        let files = manifest::file_hashes(
+            workspace
+                .files
+                .iter()
+                .map(|f| f.path.as_path())
+                .chain(config_path.as_deref()),
+        );
+        let hash = manifest::plan_hash(options, &files);
+        let seeds = if options.sizes.is_empty() {
+            1
+        } else {
+            options.seeds
+        };
+        let repeats = options.repeats.max(1);
+        let conditions = options.sizes.len().max(1) * seeds as usize * options.repeats as usize;
+        let trials: usize =
+            suites.iter().map(|s| s.tasks.len()).sum::<usize>() * lanes.len() * conditions;
+        let manifest = manifest::manifest(manifest::ManifestParts {
+            options,
+            hash: &hash,
+            lanes: lane_manifest,
+            suites: &suites,
+            files,
+            cache: cache.as_ref().map(|c| c.path.as_path()),
+            trials,
+        });
+        Ok(RunPlan {
+            suites,
+            lanes,
+            max_turns: options.max_turns,
+            sizes: options.sizes.clone(),
+            distractors: options.distractors,
+            seeds,
+            repeats,
+            budget: options.budget,
+            hash,
+            manifest,
+            notices,
+        })
+    }
+
+    /// Every trial, suite by suite and task by task.
+    pub(super) fn trials_by_task(&self) -> Vec<PlannedTrial> {
+        let sizes = if self.sizes.is_empty() {
+            vec![0]
+        } else {
+            self.sizes.clone()
+        };
+        let mut trials = Vec::new();
+        for (suite, plan) in self.suites.iter().enumerate() {
+            for task in 0..plan.tasks.len() {
+                for &size in &sizes {
+                    for sweep_seed in 0..self.seeds {
+                        for repeat in 0..self.repeats {
+                            for lane in 0..self.lanes.len() {
+                                trials.push(PlannedTrial {
+                                    suite,
+                                    task,
+                                    lane,
+                                    size,
+                                    sweep_seed,
+                                    repeat,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        trials
+    }
+
+    /// The tools `trial` shows, in listing order: its suite's (or its task's own list), or a
+    /// sweep's draw for its size and seed.
+    pub fn shown_tools(&self, trial: PlannedTrial) -> std::borrow::Cow<'_, [Tool]> {
+        let suite = &self.suites[trial.suite];
+        let own = suite.own_tools[trial.task].as_ref();
+        if trial.size == 0 {
+            return std::borrow::Cow::Borrowed(own.map_or(&suite.tools, |own| &own.tools));
+        }
+        let shown = match own {
+            None => Shown::Toolset(&suite.tools),
+            Some(own) => Shown::OwnList {
+                tools: &own.tools,
+                toolset_names: &own.toolset_names,
+            },
+        };
+        std::borrow::Cow::Owned(exposed_tools(
+            shown,
+            &suite.pool,
+            &suite.tasks[trial.task],
+            trial.size as usize,
+            self.distractors,
+            trial.sweep_seed,
+        ))
+    }
+
+    pub fn key(&self, trial: PlannedTrial) -> TrialKey {
+        let suite = &self.suites[trial.suite];
+        TrialKey {
+            suite: suite.name.clone(),
+            task: suite.tasks[trial.task].id.clone(),
+            backend: self.lanes[trial.lane].id.clone(),
+            variant: suite.variant.clone().unwrap_or_default(),
+            size: trial.size,
+            sweep_seed: trial.sweep_seed,
+            repeat: trial.repeat,
+        }
+    }
+
+    /// The seed a backend draws with in this trial: the task's, so both arms of an A/B test and
+    /// every size of a sweep see the same draw; repeats and sweep seeds move it.
+    pub fn backend_seed(&self, trial: PlannedTrial) -> u64 {
+        let task = &self.suites[trial.suite].tasks[trial.task].id;
+        if trial.repeat == 0 && trial.sweep_seed == 0 {
+            crate::hashing::fnv1a(task)
+        } else {
+            crate::hashing::fnv1a(&format!("{task}#{}#{}", trial.sweep_seed, trial.repeat))
+        }
+    }
+}
+
+/// The arm name for a suite's toolset without any variant.
+pub const BASE_ARM: &str = "base";
+
+/// The settings a run was started with, read back from its manifest for `--resume`.
+pub fn settings_from_manifest(folder: &Path) -> Result<RunSettings, String> {
+    let path = folder.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let manifest: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+    serde_json::from_value(manifest["options"].clone()).map_err(|e| {
+        format!(
+            "{}: the `options` field is not a run plan this version reads: {e}",
+            path.display()
+        )
+    })
+}

@@ -1,0 +1,275 @@
+//! The plan's suites: the workspace read (`toolsets/` when there is one, then the suites named),
+//! every file's errors as problems, and each suite under each arm — its toolset as is or overlaid by
+//! a variant, its tasks filtered by tag and scored by the run's profile, its distractor pool for a
+//! sweep, and the MCP servers that serve it.
+
+use super::super::exposure::distractor_pool;
+use super::super::trial::ToolListing;
+use super::{BASE_ARM, SuitePlan, TaskServing};
+use crate::load::Workspace;
+use crate::mcp::{McpServer, ServedTools, ServerConfig};
+use crate::model::{ScoringProfile, Task, TaskTool, Tool};
+use crate::settings::RunSettings;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// The suites' workspace and, with `--pool`, the pool's; their errors go to `problems`.
+pub(super) fn load_workspaces(
+    options: &RunSettings,
+    problems: &mut Vec<String>,
+) -> (Workspace, Option<Workspace>) {
+    // `toolsets/` is read when there is one; suites elsewhere (an import's folder) carry theirs.
+    let suite_paths = if options.paths.is_empty() {
+        vec![PathBuf::from("tasks")]
+    } else {
+        options.paths.clone()
+    };
+    let paths: Vec<PathBuf> = Some(PathBuf::from("toolsets"))
+        .filter(|dir| dir.is_dir())
+        .into_iter()
+        .chain(suite_paths.iter().cloned())
+        .collect();
+    let workspace = Workspace::load(&paths);
+    for d in workspace
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .filter(|d| d.is_error())
+    {
+        problems.push(d.to_string());
+    }
+    if workspace.suites.is_empty() && !workspace.has_errors() {
+        problems.push(format!(
+            "no suites found in {}",
+            suite_paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for name in &options.variants {
+        if name != BASE_ARM && workspace.variant(name).is_none() {
+            problems.push(format!(
+                "--variant {name}: no such variant (variants: {}; or `{BASE_ARM}` for a toolset as it is)",
+                workspace
+                    .variants
+                    .iter()
+                    .map(|v| v.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    if options.variants.iter().collect::<HashSet<_>>().len() < options.variants.len() {
+        problems.push("a --variant is named twice".into());
+    }
+    let pool_workspace = options.pool.as_ref().map(|dir| {
+        let pool = Workspace::load(std::slice::from_ref(dir));
+        if pool.toolsets.is_empty() {
+            problems.push(format!("--pool {}: no toolsets found", dir.display()));
+        }
+        pool
+    });
+    (workspace, pool_workspace)
+}
+
+/// Every suite under every arm, ready to serve; none when a problem is already known.
+pub(super) fn plan_suites(
+    options: &RunSettings,
+    workspace: &Workspace,
+    pool_workspace: Option<&Workspace>,
+    problems: &mut Vec<String>,
+    notices: &mut Vec<String>,
+) -> Vec<SuitePlan> {
+    let mut suites = Vec::new();
+    if !workspace.has_errors() && problems.is_empty() {
+        let mut loaded: Vec<_> = workspace.suites.iter().collect();
+        loaded.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut skipped = Vec::new();
+        for suite in loaded {
+            let Some(toolset) = workspace.toolset(&suite.toolset) else {
+                problems.push(format!(
+                    "{}: toolset {} is not loaded",
+                    suite.source.display(),
+                    suite.toolset
+                ));
+                continue;
+            };
+            // A suite runs under every named arm or not at all: an A/B comparison needs pairs.
+            let tagged = |task: &Task| {
+                options.tags.is_empty() || task.tags.iter().any(|t| options.tags.contains(t))
+            };
+            if !suite.tasks.iter().any(tagged) {
+                continue;
+            }
+            let arms: Vec<(Option<String>, Vec<Tool>, Vec<Task>)> = if options.variants.is_empty() {
+                vec![(None, toolset.tools.clone(), suite.tasks.clone())]
+            } else {
+                let mut arms = Vec::new();
+                for name in &options.variants {
+                    if name == BASE_ARM {
+                        arms.push((
+                            Some(name.clone()),
+                            toolset.tools.clone(),
+                            suite.tasks.clone(),
+                        ));
+                    } else if let Some(variant) =
+                        workspace.variant(name).filter(|v| v.base == suite.toolset)
+                    {
+                        let tasks = suite
+                            .tasks
+                            .iter()
+                            .map(|task| {
+                                task_under_variant(task, |tool| {
+                                    variant.map_tool(tool).map(str::to_string)
+                                })
+                            })
+                            .collect();
+                        arms.push((Some(name.clone()), variant.toolset.tools.clone(), tasks));
+                    }
+                }
+                if arms.len() < options.variants.len() {
+                    skipped.push(suite.name.clone());
+                    continue;
+                }
+                arms
+            };
+            // Tasks with their own lists draw distractors from their own toolset too (a BFCL
+            // import is one toolset); each trial leaves out the tools its task already shows.
+            let own_lists = suite.tasks.iter().any(|t| t.tools.is_some());
+            let pool = if options.sizes.is_empty() {
+                Vec::new()
+            } else {
+                let toolsets = pool_workspace.unwrap_or(workspace).toolsets.iter();
+                let (own_name, own_tools) = if own_lists {
+                    ("", &[][..])
+                } else {
+                    (suite.toolset.as_str(), toolset.tools.as_slice())
+                };
+                distractor_pool(
+                    toolsets.map(|t| (t.name.as_str(), t.tools.as_slice())),
+                    own_name,
+                    own_tools,
+                )
+            };
+            if let Some(&largest) = options.sizes.iter().max() {
+                let most = pool.len() + 1;
+                if largest as usize > most {
+                    problems.push(format!(
+                        "--sizes {largest}: suite {} can show at most {most} tools (its gold tool and {} distractors from other toolsets)",
+                        suite.name,
+                        pool.len()
+                    ));
+                }
+            }
+            for (variant, tools, mut tasks) in arms {
+                tasks.retain(tagged);
+                if let Err(problem) = apply_scoring(options.scoring.as_deref(), &mut tasks) {
+                    problems.push(format!("suite {}: {problem}", suite.name));
+                }
+                let own_tools: Result<Vec<Option<TaskServing>>, String> = tasks
+                    .iter()
+                    .map(|task| TaskServing::for_task(task, &tools).transpose())
+                    .collect();
+                match (
+                    ServedTools::new(tools.clone()).map_err(|e| e.to_string()),
+                    own_tools,
+                ) {
+                    (Ok(served), Ok(own_tools)) => suites.push(SuitePlan {
+                        name: suite.name.clone(),
+                        toolset: suite.toolset.clone(),
+                        variant,
+                        server: McpServer::new(ServerConfig::default(), served),
+                        listing: ToolListing::default(),
+                        tools,
+                        tasks,
+                        own_tools,
+                        pool: pool.clone(),
+                    }),
+                    (Err(e), _) | (_, Err(e)) => {
+                        problems.push(format!("{}: cannot serve: {e}", toolset.source.display()))
+                    }
+                }
+            }
+        }
+        if suites.is_empty() && !options.tags.is_empty() && skipped.is_empty() {
+            problems.push(format!(
+                "no task carries the tag {}",
+                options.tags.join(" or ")
+            ));
+        }
+        if suites.is_empty() && !skipped.is_empty() {
+            problems.push(format!(
+                "no suite has a toolset that every --variant applies to (skipped: {})",
+                skipped.join(", ")
+            ));
+        } else if !skipped.is_empty() {
+            notices.push(format!(
+                "suites skipped because not every --variant applies to their toolset: {}",
+                skipped.join(", ")
+            ));
+        }
+    }
+    suites
+}
+
+/// Puts the run's `--scoring` profile (if any) on the tasks, which carry their suite's otherwise.
+/// The `bfcl` profile needs BFCL's record on every task.
+fn apply_scoring(scoring: Option<&str>, tasks: &mut [Task]) -> Result<(), String> {
+    if let Some(written) = scoring {
+        let profile = ScoringProfile::parse(written)
+            .ok_or_else(|| format!("--scoring {written:?}: the profiles are `mcp` and `bfcl`"))?;
+        for task in tasks.iter_mut() {
+            task.scoring = profile;
+        }
+    }
+    if let Some(task) = tasks
+        .iter()
+        .find(|t| t.scoring == ScoringProfile::Bfcl && t.bfcl.is_none())
+    {
+        return Err(format!(
+            "task {}: the bfcl profile needs BFCL's record (`bfcl`, written by import-bfcl); score it with --scoring mcp",
+            task.id
+        ));
+    }
+    Ok(())
+}
+
+/// A task as a variant's arm sees it: expected tool names mapped through the variant's renames (a
+/// removed tool keeps its name: no call can match it, which is what removing it means). A task's own
+/// list loses the tools the variant removes; a tool the variant renames is shown, and expected,
+/// under its new name, while the others keep the names the task shows them by.
+fn task_under_variant(task: &Task, map_tool: impl Fn(&str) -> Option<String>) -> Task {
+    let mut arm = task.clone();
+    let Some(entries) = &task.tools else {
+        arm.expectation = task.expectation.renamed(map_tool);
+        return arm;
+    };
+    let mut shown_as = Vec::new();
+    arm.tools = Some(
+        entries
+            .iter()
+            .filter_map(|entry| {
+                let renamed = map_tool(&entry.tool)?;
+                let name = if renamed == entry.tool {
+                    entry.name.clone()
+                } else {
+                    renamed.clone()
+                };
+                shown_as.push((entry.name.as_str(), name.clone()));
+                Some(TaskTool {
+                    tool: renamed,
+                    name,
+                })
+            })
+            .collect(),
+    );
+    arm.expectation = task.expectation.renamed(|shown| {
+        shown_as
+            .iter()
+            .find(|(before, _)| *before == shown)
+            .map(|(_, after)| after.clone())
+    });
+    arm
+}
