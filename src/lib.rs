@@ -42,6 +42,7 @@ pub mod lint;
 pub mod load;
 pub mod mcp;
 pub mod model;
+pub mod record;
 pub mod registry;
 pub mod report;
 pub mod retrieval;

@@ -451,30 +451,21 @@ pub fn series_name(backend: &str, variant: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::trials::{TrialRow, frame};
+    use crate::analysis::trials::frame;
+    use crate::record::StoredTrial;
 
-    fn row(backend: &str, variant: &str, task: &str, right: bool) -> TrialRow {
-        TrialRow {
-            suite: "s".into(),
-            toolset: "t".into(),
-            task: task.into(),
-            backend: backend.into(),
-            variant: Some(variant.into()),
-            size: None,
-            distractors: None,
-            sweep_seed: 0,
-            repeat: 0,
-            gold_position: Some(1),
-            expected_tools: vec!["get_weather".into()],
-            shown_tools: 5,
-            outcome: if right { "correct" } else { "wrong_tool" }.into(),
-            selection_correct: Some(right),
-            first_tool: Some(if right { "get_weather" } else { "get_forecast" }.into()),
-            latency_ms: 1.0,
-            input_tokens: 0,
-            output_tokens: 0,
-            cost_usd: 0.0,
-        }
+    fn row(backend: &str, variant: &str, task: &str, right: bool) -> StoredTrial {
+        serde_json::from_value(serde_json::json!({
+            "suite": "s", "toolset": "t", "task": task, "backend": backend, "variant": variant,
+            "gold_position": 1, "expected_tools": ["get_weather"], "shown_tools": 5, "lang": "en",
+            "outcome": if right { "correct" } else { "wrong_tool" },
+            "selection_correct": right,
+            "first_tool": if right { "get_weather" } else { "get_forecast" },
+            "saw_tool_error": false, "self_corrected": false, "mismatches": [], "detail": "",
+            "calls": [], "turns": 1, "latency_ms": 1.0, "input_tokens": 0, "output_tokens": 0,
+            "backend_error": null,
+        }))
+        .expect("a stored trial")
     }
 
     #[test]
@@ -493,7 +484,7 @@ mod tests {
         }
         // An error trial on one side removes that pair.
         let mut broken = row("m", "rich", "t15", false);
-        broken.outcome = "error".into();
+        broken.verdict.outcome = crate::score::Outcome::Error;
         rows.retain(|r| !(r.task == "t15" && r.variant.as_deref() == Some("rich")));
         rows.push(broken);
         let df = frame(&rows).unwrap();
@@ -537,7 +528,7 @@ mod tests {
             for i in 0..20 {
                 let mut r = row("m", "", &format!("t{i}"), i < right_of_20);
                 r.size = Some(size);
-                r.gold_position = Some(1 + i as u32 % size);
+                r.gold_position = Some(1 + (i as u32 % size) as usize);
                 rows.push(r);
             }
         }

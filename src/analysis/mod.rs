@@ -1,28 +1,31 @@
-//! Analysis of a finished (or partial) run, from its `trials.jsonl` alone: the trials become a polars
-//! DataFrame (`trials`, also written as `trials.parquet`), the experiment tables are polars queries
+//! Analysis of a finished (or partial) run, from its records alone: the trials become a polars
+//! DataFrame (`trials`; the Parquet exporter writes it as `trials.parquet`), the summary cells are
+//! tallies per backend and suite (`summary`), the experiment tables are polars queries
 //! (`experiments`), and the statistics behind every verdict are pure functions (`statistics`).
-//! Rendering belongs to `report`; this module reads the run folder and writes only the Parquet file.
+//! Everything comes in as arguments — the records, the arms the manifest names, the lint findings
+//! on the toolsets used; nothing here reads or writes a file. Rendering belongs to `report`.
 
 pub mod experiments;
 pub mod statistics;
+pub mod summary;
 pub mod trials;
 
-use crate::lint::lint;
-use crate::load::Workspace;
+use crate::lint::Finding;
+use crate::record::StoredTrial;
 use experiments::{
     AbComparison, ConfusionMatrix, PositionCurve, SizeCurve, ab_comparisons, confusions,
     position_curves, size_curves,
 };
+use polars::prelude::DataFrame;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-pub use trials::TrialRow;
 
 /// Confused pairs reported per backend, and linked to lint findings.
 pub const CONFUSED_PAIRS_SHOWN: usize = 5;
 
 /// Everything analysis found in one run.
 pub struct RunAnalysis {
-    pub rows: Vec<TrialRow>,
+    /// The trials as a table, one row per trial.
+    pub frame: DataFrame,
     /// The arms in the order the run named them (empty without variants).
     pub arms: Vec<String>,
     pub ab: Vec<AbComparison>,
@@ -33,13 +36,21 @@ pub struct RunAnalysis {
     pub lint_links: BTreeMap<(String, String), Vec<String>>,
 }
 
-/// Analyses `rows` of the run in `folder` and writes `trials.parquet` there.
-pub fn analyse(folder: &Path, rows: Vec<TrialRow>) -> Result<RunAnalysis, String> {
-    let mut frame = trials::frame(&rows).map_err(|e| format!("trials as a table: {e}"))?;
-    let parquet = folder.join("trials.parquet");
-    trials::write_parquet(&mut frame, &parquet)
-        .map_err(|e| format!("cannot write {}: {e}", parquet.display()))?;
-    let arms = arms_of(folder, &rows);
+/// A lint finding on a toolset the run used, with that toolset's name.
+pub struct ToolsetFinding {
+    pub toolset: String,
+    pub finding: Finding,
+}
+
+/// Analyses a run's `trials`: `named_arms` are the arms in the order its manifest names them,
+/// `findings` the lint findings on the toolsets (and variants) it used.
+pub fn analyse(
+    trials: &[StoredTrial],
+    named_arms: Vec<String>,
+    findings: &[ToolsetFinding],
+) -> Result<RunAnalysis, String> {
+    let frame = trials::frame(trials).map_err(|e| format!("trials as a table: {e}"))?;
+    let arms = arms_of(named_arms, trials);
     let failed = |what: &str, e: polars::error::PolarsError| format!("{what}: {e}");
     let ab = if arms.len() >= 2 {
         ab_comparisons(&frame, &arms).map_err(|e| failed("A/B comparison", e))?
@@ -49,9 +60,9 @@ pub fn analyse(folder: &Path, rows: Vec<TrialRow>) -> Result<RunAnalysis, String
     let sizes = size_curves(&frame).map_err(|e| failed("size sweep", e))?;
     let positions = position_curves(&frame).map_err(|e| failed("gold positions", e))?;
     let confusions = confusions(&frame).map_err(|e| failed("confusion", e))?;
-    let lint_links = lint_links(&rows, &confusions);
+    let lint_links = lint_links(findings, &confusions);
     Ok(RunAnalysis {
-        rows,
+        frame,
         arms,
         ab,
         sizes,
@@ -61,14 +72,9 @@ pub fn analyse(folder: &Path, rows: Vec<TrialRow>) -> Result<RunAnalysis, String
     })
 }
 
-/// The arms as the run's manifest lists them (A first); without a manifest, in name order.
-fn arms_of(folder: &Path, rows: &[TrialRow]) -> Vec<String> {
-    let seen: BTreeSet<&str> = rows.iter().filter_map(|r| r.variant.as_deref()).collect();
-    let named: Vec<String> = std::fs::read_to_string(folder.join("manifest.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .and_then(|m| serde_json::from_value(m["options"]["variants"].clone()).ok())
-        .unwrap_or_default();
+/// The arms as the run's manifest lists them (A first), then any others in name order.
+fn arms_of(named: Vec<String>, trials: &[StoredTrial]) -> Vec<String> {
+    let seen: BTreeSet<&str> = trials.iter().filter_map(|r| r.variant.as_deref()).collect();
     let mut arms: Vec<String> = named
         .into_iter()
         .filter(|a| seen.contains(a.as_str()))
@@ -81,36 +87,15 @@ fn arms_of(folder: &Path, rows: &[TrialRow]) -> Vec<String> {
     arms
 }
 
-/// For each confused pair, the lint findings on either tool in the toolsets (and variants) the run
-/// used, read from `toolsets/` when it is there: the descriptions to fix first.
+/// For each confused pair, the lint findings on either tool: the descriptions to fix first.
 fn lint_links(
-    rows: &[TrialRow],
+    findings: &[ToolsetFinding],
     confusions: &[ConfusionMatrix],
 ) -> BTreeMap<(String, String), Vec<String>> {
     let mut links = BTreeMap::new();
-    let toolsets_dir = Path::new("toolsets");
-    if !toolsets_dir.is_dir() || confusions.is_empty() {
+    if confusions.is_empty() {
         return links;
     }
-    let workspace = Workspace::load(&[toolsets_dir.to_path_buf()]);
-    let names: BTreeSet<&str> = rows
-        .iter()
-        .flat_map(|r| [Some(r.toolset.as_str()), r.variant.as_deref()])
-        .flatten()
-        .collect();
-    let findings: Vec<_> = names
-        .iter()
-        .filter_map(|name| {
-            workspace
-                .toolset(name)
-                .or_else(|| workspace.variant(name).map(|v| &v.toolset))
-        })
-        .flat_map(|toolset| {
-            lint(toolset)
-                .into_iter()
-                .map(move |f| (toolset.name.clone(), f))
-        })
-        .collect();
     // Only findings about what a model picks by — the description, the name, a look-alike
     // neighbour — bear on confusion; parameter findings bear on arguments.
     const SELECTION_RULES: [&str; 6] = [
@@ -121,9 +106,10 @@ fn lint_links(
         "nested-name",
         "similar-descriptions",
     ];
-    let findings: Vec<_> = findings
-        .into_iter()
-        .filter(|(_, f)| SELECTION_RULES.contains(&f.rule))
+    let findings: Vec<(&str, &Finding)> = findings
+        .iter()
+        .filter(|f| SELECTION_RULES.contains(&f.finding.rule))
+        .map(|f| (f.toolset.as_str(), &f.finding))
         .collect();
     for matrix in confusions {
         for (a, b, _, _) in matrix.confused_pairs.iter().take(CONFUSED_PAIRS_SHOWN) {

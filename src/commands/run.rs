@@ -4,9 +4,9 @@
 use super::Outcome;
 use crate::backend::{BackendOptions, LocalSettings};
 use crate::cli::{DistractorChoice, RunOptions};
-use crate::runner::{
-    RunFolder, RunPlan, execute, finished_trials, rebuild, settings_from_manifest,
-};
+use crate::record::{RunFolder, StoredManifest, finished_trials};
+use crate::report::rebuild;
+use crate::runner::{RunPlan, execute};
 use crate::settings::{Distractors, RunSettings};
 use std::io::Write;
 use std::path::PathBuf;
@@ -61,8 +61,11 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
 pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outcome> {
     let started = Instant::now();
     let show_progress = !options.no_progress;
-    let (settings, folder_path, resuming) = match &options.resume {
-        Some(folder) => match settings_from_manifest(folder) {
+    // The manifest of a resumed run, read once: its settings are the plan, and its plan hash, start
+    // time and earlier resumptions carry over into the new manifest.
+    let previous = options.resume.as_deref().map(StoredManifest::read);
+    let (settings, folder_path, resuming) = match (&options.resume, &previous) {
+        (Some(folder), Some(previous)) => match previous.clone().and_then(|m| m.settings()) {
             Ok(mut recorded) => {
                 if !options.backends.is_empty() || !options.paths.is_empty() {
                     writeln!(
@@ -80,7 +83,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
                 return Ok(Outcome::InvalidInput);
             }
         },
-        None => (run_settings(&options), PathBuf::new(), false),
+        _ => (run_settings(&options), PathBuf::new(), false),
     };
     let plan = match RunPlan::resolve(&settings) {
         Ok(plan) => Arc::new(plan),
@@ -108,7 +111,8 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
         })
     };
     let mut folder = RunFolder::create(&folder_path)?;
-    let (done, already_spent) = finished_trials(&folder_path)?;
+    let finished = finished_trials(&folder_path)?;
+    let (done, already_spent) = (finished.keys, finished.cost_usd);
     let all = plan.trials();
     let pending: Vec<_> = all
         .iter()
@@ -117,11 +121,10 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
         .collect();
     let mut manifest = plan.manifest.clone();
     if resuming {
-        let previous: serde_json::Value =
-            std::fs::read_to_string(folder_path.join("manifest.json"))
-                .ok()
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or_default();
+        let previous = previous
+            .and_then(Result::ok)
+            .map(|m| m.document)
+            .unwrap_or_default();
         if previous["plan_hash"] != manifest["plan_hash"] {
             writeln!(
                 out,

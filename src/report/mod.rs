@@ -1,11 +1,20 @@
-//! Exporters of a run's analysis: the Markdown sections of `summary.md` (also printed on the
-//! terminal) and the self-contained `report.html`. Both are built from the same tables, so the page
-//! and the summary never disagree; nothing here computes a statistic.
+//! A run's outputs, rebuilt from its records (`rebuild`) and written by exporters behind one trait
+//! (`exporters`: CSV, Parquet, HTML, Markdown, JSON): the summary table and JSON (`summary`), the
+//! Markdown sections of `summary.md` (also printed on the terminal) and the self-contained
+//! `report.html`. Both are built from the same tables, so the page and the summary never disagree;
+//! nothing here computes a statistic — the numbers are `analysis`'s.
 
+mod exporters;
 pub mod html;
 pub mod markdown;
+mod rebuild;
+mod summary;
+
+pub use exporters::{Exporter, RunReport, all_exporters};
+pub use rebuild::rebuild;
 
 use crate::analysis::RunAnalysis;
+use crate::record::StoredTrial;
 pub use html::Table;
 use markdown::{
     ab_table, confused_table, discordant_lines, fit_table, markdown_table, position_table,
@@ -50,6 +59,7 @@ pub fn html_page(
     title: &str,
     summary: Table,
     analysis: &RunAnalysis,
+    trials: &[StoredTrial],
     manifest_json: String,
 ) -> String {
     let mut tables = vec![summary];
@@ -129,14 +139,13 @@ pub fn html_page(
         })
         .collect();
     let mut latencies: Vec<html::LatencySeries> = Vec::new();
-    let mut backends: Vec<&str> = analysis.rows.iter().map(|r| r.backend.as_str()).collect();
+    let mut backends: Vec<&str> = trials.iter().map(|r| r.backend.as_str()).collect();
     backends.sort_unstable();
     backends.dedup();
     for backend in backends {
         latencies.push(html::LatencySeries {
             series: backend.to_string(),
-            latencies_ms: analysis
-                .rows
+            latencies_ms: trials
                 .iter()
                 .filter(|r| r.backend == backend && r.scored())
                 .map(|r| r.latency_ms)

@@ -5,13 +5,13 @@
 //! tool calls go through `tools/call`, results (including `isError` ones) go back to the model — up
 //! to a turn limit, then scores what happened. `schedule` runs the lanes concurrently, each in the
 //! order `prefix_order` gives (consecutive prompts sharing the longest prefix, which a local model's
-//! KV cache and providers' prompt caches reuse), and writes each trial as it finishes (`output`),
-//! so a crash or Ctrl-C loses nothing finished.
+//! KV cache and providers' prompt caches reuse), and appends each trial as it finishes to the run
+//! folder (`record`), so a crash or Ctrl-C loses nothing finished. The runner writes records only;
+//! summaries and reports are `report`'s, built from the records.
 
 mod cache;
 mod exposure;
 mod lane;
-mod output;
 mod plan;
 mod prefix_order;
 mod price;
@@ -23,8 +23,7 @@ mod trial;
 pub use cache::ResponseCache;
 pub use exposure::{distractor_pool, exposed_tools, gold_position};
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
-pub use output::{RunFolder, TrialLine, finished_trials, rebuild};
-pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan, TrialKey, settings_from_manifest};
+pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};
 pub use price::{Price, list_price};
 pub use schedule::{Execution, execute};
 pub use trial::{Halt, ToolListing, TrialOutcome, run_trial};

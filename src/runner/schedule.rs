@@ -5,10 +5,10 @@
 //! backend whose key is rejected stops that backend only. Nothing finished is ever lost.
 
 use super::exposure::gold_position;
-use super::output::{RunFolder, TrialLine};
 use super::plan::{PlannedTrial, RunPlan};
 use super::trial::{Halt, ToolListing, TrialOutcome, run_trial};
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
+use crate::record::{RunFolder, StoredTrial};
 use crate::score::Outcome;
 use futures_util::FutureExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -83,7 +83,6 @@ pub async fn execute(
             event = received.recv() => match event {
                 None => break,
                 Some(Event::Finished(trial, outcome)) => {
-                    append(&plan, folder, trial, &outcome)?;
                     execution.finished += 1;
                     execution.cost_usd += outcome.cost_usd;
                     let id = &plan.lanes[trial.lane].id;
@@ -95,6 +94,7 @@ pub async fn execute(
                             Outcome::Correct | Outcome::CorrectAbstain
                         ));
                     }
+                    append(&plan, folder, trial, *outcome)?;
                     progress.set_message(running_accuracy(&running));
                     progress.inc(1);
                 }
@@ -226,49 +226,64 @@ fn trial_server(plan: &RunPlan, trial: PlannedTrial) -> Result<Arc<McpServer>, S
     Ok(McpServer::new(ServerConfig::default(), served))
 }
 
+/// Records a finished trial: the plan's facts about it and what it produced, as one line.
 fn append(
     plan: &RunPlan,
     folder: &mut RunFolder,
     trial: PlannedTrial,
-    outcome: &TrialOutcome,
+    outcome: TrialOutcome,
 ) -> std::io::Result<()> {
     let suite = &plan.suites[trial.suite];
     let task = &suite.tasks[trial.task];
-    folder.append(&TrialLine {
-        suite: &suite.name,
-        toolset: &suite.toolset,
-        task: &task.id,
-        backend: &plan.lanes[trial.lane].id,
-        variant: suite.variant.as_deref(),
+    let TrialOutcome {
+        record,
+        verdict,
+        transcript,
+        turns,
+        latency_ms,
+        input_tokens,
+        output_tokens,
+        requests,
+        retries,
+        cached_replies,
+        cost_usd,
+        renamed_tools,
+    } = outcome;
+    folder.append(&StoredTrial {
+        suite: suite.name.clone(),
+        toolset: suite.toolset.clone(),
+        task: task.id.clone(),
+        backend: plan.lanes[trial.lane].id.clone(),
+        variant: suite.variant.clone(),
         size: (trial.size > 0).then_some(trial.size),
-        distractors: (trial.size > 0).then(|| plan.distractors.as_str()),
+        distractors: (trial.size > 0).then(|| plan.distractors.as_str().to_string()),
         sweep_seed: trial.sweep_seed,
         repeat: trial.repeat,
-        gold_position: gold_position(&outcome.record.shown_tools, task),
-        expected_tools: &task
+        gold_position: gold_position(&record.shown_tools, task),
+        expected_tools: task
             .expectation
             .calls()
             .iter()
-            .map(|c| c.tool.as_str())
-            .collect::<Vec<_>>(),
-        tools_shown: &outcome.record.shown_tools,
-        lang: &task.lang,
-        tags: &task.tags,
+            .map(|c| c.tool.clone())
+            .collect(),
+        shown_tools: record.shown_tools.len(),
+        tools_shown: record.shown_tools,
+        lang: task.lang.clone(),
+        tags: task.tags.clone(),
         scoring: task.scoring,
-        verdict: &outcome.verdict,
-        calls: &outcome.record.calls,
-        shown_tools: outcome.record.shown_tools.len(),
-        renamed_tools: &outcome.renamed_tools,
-        turns: outcome.turns,
-        latency_ms: outcome.latency_ms,
-        input_tokens: outcome.input_tokens,
-        output_tokens: outcome.output_tokens,
-        requests: outcome.requests,
-        retries: outcome.retries,
-        cached_replies: outcome.cached_replies,
-        cost_usd: outcome.cost_usd,
-        backend_error: outcome.record.backend_error.as_deref(),
-        transcript: &outcome.transcript,
+        verdict,
+        calls: record.calls,
+        renamed_tools,
+        turns,
+        latency_ms,
+        input_tokens,
+        output_tokens,
+        requests,
+        retries,
+        cached_replies,
+        cost_usd,
+        backend_error: record.backend_error,
+        transcript,
     })
 }
 

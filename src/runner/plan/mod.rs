@@ -17,10 +17,10 @@ use super::trial::ToolListing;
 use crate::backend::OracleAnswers;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{Task, Tool};
+use crate::record::TrialKey;
 use crate::settings::{Distractors, RunSettings};
 use crate::spec::ConfigFile;
 use serde_json::Value;
-use std::path::Path;
 use std::sync::Arc;
 
 /// One suite under one arm (its toolset as is, or overlaid by a variant), ready to serve.
@@ -76,20 +76,6 @@ impl TaskServing {
                 .map_err(|e| format!("task {}: {e}", task.id)),
         )
     }
-}
-
-/// Identifies a trial across runs (what `--resume` compares).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TrialKey {
-    pub suite: String,
-    pub task: String,
-    pub backend: String,
-    /// The variant arm, empty when the run names none.
-    pub variant: String,
-    /// Tools shown in a sweep trial; 0 for the whole toolset.
-    pub size: u32,
-    pub sweep_seed: u32,
-    pub repeat: u32,
 }
 
 /// A trial to run: indices into the plan, and the condition.
@@ -286,18 +272,3 @@ impl RunPlan {
 
 /// The arm name for a suite's toolset without any variant.
 pub const BASE_ARM: &str = "base";
-
-/// The settings a run was started with, read back from its manifest for `--resume`.
-pub fn settings_from_manifest(folder: &Path) -> Result<RunSettings, String> {
-    let path = folder.join("manifest.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let manifest: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
-    serde_json::from_value(manifest["options"].clone()).map_err(|e| {
-        format!(
-            "{}: the `options` field is not a run plan this version reads: {e}",
-            path.display()
-        )
-    })
-}

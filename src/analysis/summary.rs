@@ -1,0 +1,98 @@
+//! The summary's cells: each backend on each suite (and on all suites together, per arm when the
+//! run has arms), with the tally of outcomes behind its accuracies, latency percentiles, tokens,
+//! cost, retries, calls, the scoring profiles its trials were judged under and how many of them a
+//! later turn would have fixed. Pure: records in, numbers out; `report` renders them.
+
+use crate::record::StoredTrial;
+use crate::score::Tally;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One cell of the summary: a backend on a suite (or on all suites).
+#[derive(Debug, Default)]
+pub struct SummaryCell {
+    pub tally: Tally,
+    /// Nearest-rank percentiles of the trials' latencies.
+    pub latency_p50_ms: f64,
+    pub latency_p95_ms: f64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub retries: u64,
+    pub cost_usd: f64,
+    pub calls: u64,
+    /// The scoring profiles of its trials (one, unless `(all)` spans suites scored differently).
+    pub scoring: BTreeSet<&'static str>,
+    /// Trials whose first reply failed under a one-response profile but whose later turns would
+    /// have passed under `mcp`.
+    pub later_turn_fixed: u64,
+}
+
+impl SummaryCell {
+    pub fn calls_per_task(&self) -> f64 {
+        if self.tally.trials() == 0 {
+            0.0
+        } else {
+            self.calls as f64 / self.tally.trials() as f64
+        }
+    }
+}
+
+/// The cells keyed by (backend, suite label), in that order.
+pub fn summary_cells(trials: &[StoredTrial]) -> BTreeMap<(String, String), SummaryCell> {
+    let mut cells: BTreeMap<(String, String), SummaryCell> = BTreeMap::new();
+    let mut latencies: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    for trial in trials {
+        let (suite, all) = match &trial.variant {
+            Some(variant) => (
+                format!("{} · {variant}", trial.suite),
+                format!("(all) · {variant}"),
+            ),
+            None => (trial.suite.clone(), "(all)".to_string()),
+        };
+        for suite in [suite, all] {
+            let key = (trial.backend.clone(), suite);
+            latencies
+                .entry(key.clone())
+                .or_default()
+                .push(trial.latency_ms);
+            let cell = cells.entry(key).or_default();
+            cell.tally.add(&trial.verdict);
+            cell.input_tokens += trial.input_tokens;
+            cell.output_tokens += trial.output_tokens;
+            cell.retries += u64::from(trial.retries);
+            cell.calls += trial.calls.len() as u64;
+            cell.cost_usd += trial.cost_usd;
+            cell.scoring.insert(trial.scoring.as_str());
+            cell.later_turn_fixed += u64::from(trial.verdict.later_turn_fixed);
+        }
+    }
+    for (key, mut values) in latencies {
+        values.sort_by(f64::total_cmp);
+        if let Some(cell) = cells.get_mut(&key) {
+            cell.latency_p50_ms = percentile(&values, 0.50);
+            cell.latency_p95_ms = percentile(&values, 0.95);
+        }
+    }
+    cells
+}
+
+/// Nearest-rank percentile of sorted values (0 when there are none).
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let values: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(percentile(&values, 0.50), 10.0);
+        assert_eq!(percentile(&values, 0.95), 19.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+}

@@ -1,0 +1,147 @@
+//! One trial as `trials.jsonl` stores it: the one type that is both written (by the runner, as each
+//! trial finishes) and read back (by `--resume`, `mcpick report` and every exporter), with the key
+//! that identifies a trial across runs. Fields added after the first release carry serde defaults,
+//! so lines written by older versions still read, with what they lack as its default.
+
+use crate::backend::ChatMessage;
+use crate::model::ScoringProfile;
+use crate::score::{ObservedCall, Outcome, Verdict};
+use serde::{Deserialize, Serialize};
+
+/// Identifies a trial across runs (what `--resume` compares).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TrialKey {
+    pub suite: String,
+    pub task: String,
+    pub backend: String,
+    /// The variant arm, empty when the run names none.
+    pub variant: String,
+    /// Tools shown in a sweep trial; 0 for the whole toolset.
+    pub size: u32,
+    pub sweep_seed: u32,
+    pub repeat: u32,
+}
+
+/// One line of `trials.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredTrial {
+    pub suite: String,
+    pub toolset: String,
+    pub task: String,
+    pub backend: String,
+    /// The variant arm (absent when the run names no variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// Tools a sweep trial shows (absent: the suite's whole toolset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distractors: Option<String>,
+    #[serde(default)]
+    pub sweep_seed: u32,
+    #[serde(default)]
+    pub repeat: u32,
+    /// 1-based position of the first expected tool in the list shown.
+    #[serde(default)]
+    pub gold_position: Option<usize>,
+    #[serde(default)]
+    pub expected_tools: Vec<String>,
+    /// The tool names in the order `tools/list` gave them.
+    #[serde(default)]
+    pub tools_shown: Vec<String>,
+    pub lang: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The scoring profile the verdict was reached under (lines written before profiles existed
+    /// were scored by mcpick's rules).
+    #[serde(default)]
+    pub scoring: ScoringProfile,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    pub calls: Vec<ObservedCall>,
+    #[serde(default)]
+    pub shown_tools: usize,
+    /// Tools shown to the model under another name (provider naming rules), as (MCP, provider).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed_tools: Vec<(String, String)>,
+    pub turns: usize,
+    pub latency_ms: f64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Requests sent to the backend, retries included.
+    #[serde(default)]
+    pub requests: u32,
+    #[serde(default)]
+    pub retries: u32,
+    /// Replies served from the response cache.
+    #[serde(default)]
+    pub cached_replies: u32,
+    #[serde(default)]
+    pub cost_usd: f64,
+    pub backend_error: Option<String>,
+    #[serde(default)]
+    pub transcript: Vec<ChatMessage>,
+}
+
+impl StoredTrial {
+    pub fn key(&self) -> TrialKey {
+        TrialKey {
+            suite: self.suite.clone(),
+            task: self.task.clone(),
+            backend: self.backend.clone(),
+            variant: self.variant.clone().unwrap_or_default(),
+            size: self.size.unwrap_or(0),
+            sweep_seed: self.sweep_seed,
+            repeat: self.repeat,
+        }
+    }
+
+    /// The trial ended in a verdict (a backend failure is counted apart and never scored).
+    pub fn scored(&self) -> bool {
+        self.verdict.outcome != Outcome::Error
+    }
+
+    /// The pick was right: the first call chose an acceptable tool, or nothing was called when
+    /// nothing should be. This is tool *selection*; arguments are judged by `correct`.
+    pub fn right_pick(&self) -> bool {
+        match self.verdict.selection_correct {
+            Some(right) => right,
+            None => self.verdict.outcome == Outcome::CorrectAbstain,
+        }
+    }
+
+    /// Tool and arguments right (or a right abstention).
+    pub fn correct(&self) -> bool {
+        matches!(
+            self.verdict.outcome,
+            Outcome::Correct | Outcome::CorrectAbstain
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line as the first release wrote it: no variant, size, seed, repeat, profile or counts.
+    const FIRST_RELEASE_LINE: &str = r#"{"suite":"travel","toolset":"travel","task":"t1","backend":"bm25","lang":"en","outcome":"correct","selection_correct":true,"first_tool":"get_weather","saw_tool_error":false,"self_corrected":false,"mismatches":[],"detail":"","calls":[],"turns":1,"latency_ms":2.5,"input_tokens":0,"output_tokens":0,"backend_error":null}"#;
+
+    #[test]
+    fn old_lines_read_with_defaults_and_keep_their_key() {
+        let trial: StoredTrial = serde_json::from_str(FIRST_RELEASE_LINE).unwrap();
+        assert_eq!(trial.scoring, ScoringProfile::Mcp);
+        assert!(trial.correct() && trial.right_pick() && trial.scored());
+        let key = trial.key();
+        assert_eq!((key.variant.as_str(), key.size, key.repeat), ("", 0, 0));
+    }
+
+    #[test]
+    fn a_trial_written_reads_back_as_itself() {
+        let mut trial: StoredTrial = serde_json::from_str(FIRST_RELEASE_LINE).unwrap();
+        trial.variant = Some("travel-rich".into());
+        trial.size = Some(15);
+        trial.renamed_tools = vec![("a.b".into(), "a_b".into())];
+        let line = serde_json::to_string(&trial).unwrap();
+        assert_eq!(serde_json::from_str::<StoredTrial>(&line).unwrap(), trial);
+    }
+}

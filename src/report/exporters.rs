@@ -1,0 +1,208 @@
+//! Every output file of a run folder behind one trait, as hyperfine does its formats: an exporter
+//! turns the run's report (its records, summary and analysis, built once by `rebuild`) into the
+//! bytes of one file — `trials.csv`, `trials.parquet`, `report.html`, `summary.md` and
+//! `summary.json`. Exporters compute nothing of their own and never touch the disk; `rebuild`
+//! writes what they return, each file replaced whole.
+
+use super::html_page;
+use super::summary::{experiments_json, summary_table};
+use crate::analysis::RunAnalysis;
+use crate::analysis::summary::SummaryCell;
+use crate::analysis::trials::parquet_bytes;
+use crate::record::StoredTrial;
+use std::collections::BTreeMap;
+use std::io;
+
+/// A run as every exporter sees it.
+pub struct RunReport<'a> {
+    /// The page title (`mcpick run FOLDER`).
+    pub title: String,
+    pub trials: &'a [StoredTrial],
+    /// Lines of `trials.jsonl` that could not be read.
+    pub unreadable: usize,
+    /// `manifest.json` as it is on disk (empty when there is none).
+    pub manifest_text: &'a str,
+    /// The summary's cells (each backend on each suite).
+    pub cells: &'a BTreeMap<(String, String), SummaryCell>,
+    /// What the terminal shows and `summary.md` holds below its heading: the table, the notes on
+    /// unreadable lines and later-turn fixes, and the experiment sections.
+    pub summary_text: String,
+    /// The analysis, or why it failed (the summary is written either way).
+    pub analysis: Result<RunAnalysis, String>,
+}
+
+/// One output file.
+pub trait Exporter {
+    /// Its name in the run folder.
+    fn file_name(&self) -> &'static str;
+    /// Its contents; `None` when there is nothing to write (an analysis that failed).
+    fn export(&self, report: &RunReport<'_>) -> io::Result<Option<Vec<u8>>>;
+}
+
+/// Every exporter, in the order their files are written.
+pub fn all_exporters() -> Vec<Box<dyn Exporter>> {
+    vec![
+        Box::new(CsvExporter),
+        Box::new(ParquetExporter),
+        Box::new(HtmlExporter),
+        Box::new(MarkdownExporter),
+        Box::new(JsonExporter),
+    ]
+}
+
+/// `trials.csv`: one row per readable trial, the columns a spreadsheet wants.
+pub struct CsvExporter;
+
+impl Exporter for CsvExporter {
+    fn file_name(&self) -> &'static str {
+        "trials.csv"
+    }
+
+    fn export(&self, report: &RunReport<'_>) -> io::Result<Option<Vec<u8>>> {
+        let mut csv = csv::Writer::from_writer(Vec::new());
+        csv.write_record([
+            "suite",
+            "toolset",
+            "task",
+            "backend",
+            "variant",
+            "size",
+            "sweep_seed",
+            "repeat",
+            "gold_position",
+            "lang",
+            "outcome",
+            "selection_correct",
+            "first_tool",
+            "self_corrected",
+            "calls",
+            "turns",
+            "latency_ms",
+            "input_tokens",
+            "output_tokens",
+            "retries",
+            "cost_usd",
+            "backend_error",
+            "detail",
+        ])?;
+        for trial in report.trials {
+            let verdict = &trial.verdict;
+            csv.write_record([
+                trial.suite.as_str(),
+                &trial.toolset,
+                &trial.task,
+                &trial.backend,
+                trial.variant.as_deref().unwrap_or(""),
+                &trial.size.map_or(String::new(), |n| n.to_string()),
+                &trial.sweep_seed.to_string(),
+                &trial.repeat.to_string(),
+                &trial.gold_position.map_or(String::new(), |n| n.to_string()),
+                &trial.lang,
+                verdict.outcome.as_str(),
+                &verdict
+                    .selection_correct
+                    .map_or(String::new(), |b| b.to_string()),
+                verdict.first_tool.as_deref().unwrap_or(""),
+                &verdict.self_corrected.to_string(),
+                &trial.calls.len().to_string(),
+                &trial.turns.to_string(),
+                &format!("{:.3}", trial.latency_ms),
+                &trial.input_tokens.to_string(),
+                &trial.output_tokens.to_string(),
+                &trial.retries.to_string(),
+                &format!("{:.6}", trial.cost_usd),
+                trial.backend_error.as_deref().unwrap_or(""),
+                &verdict.detail,
+            ])?;
+        }
+        csv.into_inner().map(Some).map_err(|e| e.into_error())
+    }
+}
+
+/// `trials.parquet`: the analysis frame (zstd) for pandas, polars, DuckDB or Spark.
+pub struct ParquetExporter;
+
+impl Exporter for ParquetExporter {
+    fn file_name(&self) -> &'static str {
+        "trials.parquet"
+    }
+
+    fn export(&self, report: &RunReport<'_>) -> io::Result<Option<Vec<u8>>> {
+        let Ok(analysis) = &report.analysis else {
+            return Ok(None);
+        };
+        // The writer needs the frame mutably (it may rechunk); a copy shares its buffers.
+        let mut frame = analysis.frame.clone();
+        parquet_bytes(&mut frame)
+            .map(Some)
+            .map_err(|e| io::Error::other(format!("trials.parquet: {e}")))
+    }
+}
+
+/// `report.html`: the self-contained page with every table and chart.
+pub struct HtmlExporter;
+
+impl Exporter for HtmlExporter {
+    fn file_name(&self) -> &'static str {
+        "report.html"
+    }
+
+    fn export(&self, report: &RunReport<'_>) -> io::Result<Option<Vec<u8>>> {
+        let Ok(analysis) = &report.analysis else {
+            return Ok(None);
+        };
+        let page = html_page(
+            &report.title,
+            summary_table(report.cells).0,
+            analysis,
+            report.trials,
+            report.manifest_text.to_string(),
+        );
+        Ok(Some(page.into_bytes()))
+    }
+}
+
+/// `summary.md`: the terminal's summary under a heading.
+pub struct MarkdownExporter;
+
+impl Exporter for MarkdownExporter {
+    fn file_name(&self) -> &'static str {
+        "summary.md"
+    }
+
+    fn export(&self, report: &RunReport<'_>) -> io::Result<Option<Vec<u8>>> {
+        Ok(Some(
+            format!(
+                "# mcpick run\n\nAccuracies with Wilson 95% intervals.\n\n{}",
+                report.summary_text
+            )
+            .into_bytes(),
+        ))
+    }
+}
+
+/// `summary.json`: the cells, the unreadable-line count and the experiments.
+pub struct JsonExporter;
+
+impl Exporter for JsonExporter {
+    fn file_name(&self) -> &'static str {
+        "summary.json"
+    }
+
+    fn export(&self, report: &RunReport<'_>) -> io::Result<Option<Vec<u8>>> {
+        let experiments = match &report.analysis {
+            Ok(analysis) => experiments_json(analysis),
+            Err(_) => serde_json::Value::Null,
+        };
+        let summary = serde_json::json!({
+            "cells": summary_table(report.cells).1,
+            "unreadable_lines": report.unreadable,
+            "experiments": experiments,
+        });
+        Ok(Some(
+            serde_json::to_string_pretty(&summary)
+                .unwrap_or_default()
+                .into_bytes(),
+        ))
+    }
+}

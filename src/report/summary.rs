@@ -1,0 +1,131 @@
+//! The summary in the two forms exporters write: the table of cells (`summary.md`, the terminal,
+//! `report.html`) and the JSON of `summary.json` — the cells with every interval and count, and
+//! the experiments (A/B comparisons, size curves with their fits, gold positions, confusion).
+
+use super::Table;
+use super::markdown::percent;
+use crate::analysis::RunAnalysis;
+use crate::analysis::summary::SummaryCell;
+use crate::score::Outcome;
+use std::collections::BTreeMap;
+
+/// The cells as a table and as JSON.
+pub fn summary_table(
+    cells: &BTreeMap<(String, String), SummaryCell>,
+) -> (Table, serde_json::Value) {
+    let mut table = Table {
+        caption: "Summary per backend and suite: accuracies with Wilson 95% intervals".into(),
+        header: [
+            "backend",
+            "suite",
+            "trials",
+            "accuracy",
+            "selection",
+            "tool + args",
+            "abstention P / R",
+            "calls / task",
+            "latency p50 / p95",
+            "tokens in / out",
+            "cost",
+            "errors",
+            "scoring",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    let mut json = Vec::new();
+    for ((backend, suite), cell) in cells {
+        let tally = &cell.tally;
+        let (p50, p95) = (cell.latency_p50_ms, cell.latency_p95_ms);
+        let (accuracy, selection, full) = (
+            tally.accuracy(),
+            tally.selection_accuracy(),
+            tally.full_accuracy(),
+        );
+        let (precision, recall) = (tally.abstention_precision(), tally.abstention_recall());
+        let scoring = cell.scoring.iter().copied().collect::<Vec<_>>().join("+");
+        let calls_per_task = cell.calls_per_task();
+        table.rows.push(vec![
+            backend.clone(),
+            suite.clone(),
+            tally.trials().to_string(),
+            percent(&accuracy),
+            percent(&selection),
+            percent(&full),
+            format!("{:.2} / {:.2}", precision.estimate, recall.estimate),
+            format!("{calls_per_task:.2}"),
+            format!("{p50:.0} / {p95:.0} ms"),
+            format!("{} / {}", cell.input_tokens, cell.output_tokens),
+            format!("${:.4}", cell.cost_usd),
+            tally.count(Outcome::Error).to_string(),
+            scoring.clone(),
+        ]);
+        let counts: BTreeMap<&str, u64> = Outcome::ALL
+            .iter()
+            .map(|o| (o.as_str(), tally.count(*o)))
+            .collect();
+        json.push(serde_json::json!({
+            "backend": backend, "suite": suite, "trials": tally.trials(), "outcomes": counts,
+            "accuracy": accuracy, "selection_accuracy": selection, "full_accuracy": full,
+            "abstention_precision": precision, "abstention_recall": recall,
+            "self_correction": tally.self_correction_rate(),
+            "calls_per_task": calls_per_task,
+            "latency_ms": { "p50": p50, "p95": p95 },
+            "tokens": { "input": cell.input_tokens, "output": cell.output_tokens },
+            "cost_usd": cell.cost_usd,
+            "retries": cell.retries,
+            "scoring": scoring,
+            "later_turn_fixed": cell.later_turn_fixed,
+        }));
+    }
+    (table, serde_json::Value::Array(json))
+}
+
+/// The experiment results as JSON for `summary.json`.
+pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
+    use serde_json::json;
+    let ab: Vec<_> = analysis.ab.iter().map(|c| json!({
+        "backend": c.backend, "arm_a": c.arm_a, "arm_b": c.arm_b, "pairs": c.pairs,
+        "a": c.a, "b": c.b,
+        "difference": c.difference.as_ref().map(|d| json!({"estimate": d.difference, "low": d.low, "high": d.high})),
+        "mcnemar": {"only_a": c.mcnemar.only_a, "only_b": c.mcnemar.only_b, "p_value": c.mcnemar.p_value},
+        "verdict": c.verdict.sentence(&c.arm_a, &c.arm_b),
+        "only_a_tasks": c.only_a, "only_b_tasks": c.only_b,
+        "tasks_for_80_percent_power": c.tasks_needed,
+        "repeats": c.repeats_a.as_ref().zip(c.repeats_b.as_ref()).map(|(a, b)| json!({
+            "a": {"tasks": a.tasks, "pass_at_k": a.pass_at_k, "all_pass": a.all_pass, "consistency": a.consistency},
+            "b": {"tasks": b.tasks, "pass_at_k": b.pass_at_k, "all_pass": b.all_pass, "consistency": b.consistency},
+        })),
+    })).collect();
+    let sizes: Vec<_> = analysis
+        .sizes
+        .iter()
+        .map(|c| {
+            json!({
+                "series": c.series,
+                "points": c.points.iter().map(|p| json!({
+                    "size": p.size, "right_pick": p.pick, "correct": p.correct,
+                    "mean_input_tokens": p.mean_input_tokens, "mean_tools_shown": p.mean_shown,
+                })).collect::<Vec<_>>(),
+                "fit": c.fit.as_ref().map(|f| json!({
+                    "intercept": f.intercept, "slope": f.slope, "small_n": f.small_n,
+                    "accuracy_at_small_n": f.accuracy_at_small_n,
+                    "n_at_90_percent": f.n_at_90_percent, "n_at_50_percent": f.n_at_50_percent,
+                })),
+            })
+        })
+        .collect();
+    let positions: Vec<_> = analysis.positions.iter().map(|c| json!({
+        "series": c.series,
+        "buckets": c.buckets.iter().map(|(first, label, i)| json!({"first": first, "label": label, "right_pick": i})).collect::<Vec<_>>(),
+    })).collect();
+    let confusion: Vec<_> = analysis.confusions.iter().map(|m| json!({
+        "backend": m.backend, "expected": m.expected, "picked": m.picked, "counts": m.counts,
+        "confused_pairs": m.confused_pairs.iter().map(|(a, b, ab, ba)| json!({
+            "a": a, "b": b, "a_to_b": ab, "b_to_a": ba,
+            "lint": analysis.lint_links.get(&(a.clone(), b.clone())),
+        })).collect::<Vec<_>>(),
+    })).collect();
+    json!({"arms": analysis.arms, "ab": ab, "sizes": sizes, "positions": positions, "confusion": confusion})
+}
