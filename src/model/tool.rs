@@ -2,7 +2,9 @@
 //! (what `tools/call` answers), and the source position it was read from.
 
 use super::matcher::{ArgMatcher, arguments_match};
-use serde::{Deserialize, Serialize};
+/// Annotations are kept as the toolset file spells them: MCP shows them to clients unchanged.
+pub use crate::spec::ToolAnnotations;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -70,38 +72,6 @@ impl Tool {
             .filter_map(Value::as_str)
             .collect()
     }
-}
-
-/// MCP `ToolAnnotations`: hints about a tool's effects, and an optional display title.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ToolAnnotations {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(
-        rename = "readOnlyHint",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub read_only_hint: Option<bool>,
-    #[serde(
-        rename = "destructiveHint",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub destructive_hint: Option<bool>,
-    #[serde(
-        rename = "idempotentHint",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub idempotent_hint: Option<bool>,
-    #[serde(
-        rename = "openWorldHint",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub open_world_hint: Option<bool>,
 }
 
 /// What the simulated tool answers.

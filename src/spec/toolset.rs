@@ -1,7 +1,6 @@
 //! Toolset files: `[[tool]]` entries with MCP's tool fields plus a `behavior` table for the simulation.
 
 use super::Located;
-use crate::model::ToolAnnotations;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -80,4 +79,36 @@ pub struct ResponseRuleSpec {
     pub error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<u64>,
+}
+
+/// MCP `ToolAnnotations`: hints about a tool's effects, and an optional display title.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolAnnotations {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(
+        rename = "readOnlyHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub read_only_hint: Option<bool>,
+    #[serde(
+        rename = "destructiveHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub destructive_hint: Option<bool>,
+    #[serde(
+        rename = "idempotentHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub idempotent_hint: Option<bool>,
+    #[serde(
+        rename = "openWorldHint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub open_world_hint: Option<bool>,
 }
