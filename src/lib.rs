@@ -33,6 +33,7 @@ pub mod catalogue;
 pub mod cli;
 pub mod commands;
 pub mod file_replace;
+pub mod gold_arguments;
 pub mod hashing;
 pub mod import;
 pub mod interrupt;

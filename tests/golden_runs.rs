@@ -16,7 +16,16 @@ use std::process::Command;
 const RUNS: &[(&str, &[&str])] = &[
     (
         "run_baselines",
-        &["run", "tasks/", "--backend", "bm25", "--backend", "random", "--backend", "oracle"],
+        &[
+            "run",
+            "tasks/",
+            "--backend",
+            "bm25",
+            "--backend",
+            "random",
+            "--backend",
+            "oracle",
+        ],
     ),
     (
         "ab_travel",

@@ -22,7 +22,7 @@ pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
 pub use local::{LocalBackend, LocalMode, LocalOptions, Work, llama_backend};
 pub use openai::OpenAiBackend;
 pub use options::{BackendOptions, LocalSettings};
-pub use oracle::{OracleAnswers, OracleBackend, oracle_arguments};
+pub use oracle::{OracleAnswers, OracleBackend};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
 pub use replay::ReplayBackend;

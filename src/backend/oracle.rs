@@ -1,19 +1,17 @@
 //! `oracle`: the ceiling. It reads the task's expectation and makes exactly the expected calls — one
 //! step per turn for ordered tasks, the first alternative for any-of tasks, every call at once for
-//! all-of (parallel) tasks, nothing for no-call tasks —
-//! with argument values built from the task's matchers (the first acceptable value; for a regex, the
-//! shortest string it matches; for a tolerance, the centre) and minimal schema instances for required
-//! parameters the task leaves open. If the oracle misses, the task's expectation cannot be met.
+//! all-of (parallel) tasks, nothing for no-call tasks — with the arguments `gold_arguments` builds
+//! from the task's matchers. If the oracle misses, the task's expectation cannot be met.
 //!
 //! It is the one backend that knows the answers: the plan hands it every arm's expectations
 //! (`OracleAnswers`) when it builds the lanes, and a turn carries only what a model may see plus
 //! the trial's label, by which the oracle looks its answer up.
 
 use super::{ChatMessage, Reply, ToolCallRequest, TrialLabel, Turn};
-use crate::model::{Alternative, ArgMatcher, Expectation, ExpectedCall, Task};
-use crate::registry::{example_instance, shortest_match};
+use crate::gold_arguments::gold_arguments;
+use crate::model::{Expectation, ExpectedCall, Task};
 use crate::score::CallArguments;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -98,7 +96,7 @@ impl OracleBackend {
                 ToolCallRequest {
                     id: format!("call_{}", made + i + 1),
                     tool: expected.tool.clone(),
-                    arguments: CallArguments::Parsed(oracle_arguments(&expected.args, &schema)),
+                    arguments: CallArguments::Parsed(gold_arguments(&expected.args, &schema)),
                 }
             })
             .collect();
@@ -107,44 +105,4 @@ impl OracleBackend {
             ..Reply::default()
         }
     }
-}
-
-/// The arguments the oracle sends for an expected call to a tool with this input schema (importers
-/// check with it that every gold answer stays reachable).
-pub fn oracle_arguments(
-    matchers: &std::collections::BTreeMap<String, ArgMatcher>,
-    schema: &Value,
-) -> Map<String, Value> {
-    let mut arguments: Map<String, Value> = matchers
-        .iter()
-        .filter_map(|(name, m)| Some((name.clone(), value_for(m)?)))
-        .collect();
-    let required = schema["required"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str);
-    for name in required {
-        if !arguments.contains_key(name) && !matchers.contains_key(name) {
-            let property = &schema["properties"][name];
-            arguments.insert(name.to_string(), example_instance(property, schema));
-        }
-    }
-    arguments
-}
-
-/// A value the matcher accepts, or `None` when it only allows omission.
-fn value_for(matcher: &ArgMatcher) -> Option<Value> {
-    let alternative = matcher.alternatives.first()?;
-    Some(match alternative {
-        Alternative::Literal(value) => value.clone(),
-        Alternative::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .filter_map(|(k, m)| Some((k.clone(), value_for(m)?)))
-                .collect(),
-        ),
-        Alternative::Regex(regex) => json!(shortest_match(regex.as_str())?),
-        Alternative::Approx { approx, .. } => json!(approx),
-    })
 }

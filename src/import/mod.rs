@@ -11,7 +11,6 @@
 
 pub mod bfcl;
 pub mod metatool;
-mod source_text;
 
 use crate::model::ScoringProfile;
 use serde_json::{Value, json};

@@ -50,7 +50,7 @@ pub fn source_text_gold(task: &Value, tools: &[Value]) -> Vec<(String, Map<Strin
                 .collect();
             (
                 call["tool"].as_str().unwrap().to_string(),
-                mcpick::backend::oracle_arguments(&matchers, schema),
+                mcpick::gold_arguments::gold_arguments(&matchers, schema),
             )
         })
         .collect()

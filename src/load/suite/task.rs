@@ -1,208 +1,22 @@
-//! Suite files (and their JSON Lines task files) into `model::Suite`, cross-checked against the
-//! suite's toolset and every loaded variant of it: expected tools exist, expected arguments are
-//! parameters, acceptable values satisfy the parameter's schema, ids are unique.
+//! One task checked, from a suite's `[[task]]` or a task file's record: a unique id, a prompt or
+//! conversation, its own tool list, and exactly one expectation whose tools exist (in the toolset
+//! and every variant of it) and whose acceptable values satisfy their parameter's schema.
 
-use super::Diagnostic;
-use super::source::{SourceText, json_error_help};
-use super::toolset::{Loaded, check_literal, parameters_help, strip_position};
-use super::variant::LoadedVariant;
+use crate::load::Diagnostic;
+use crate::load::source::SourceText;
+use crate::load::toolset::{check_literal, parameters_help};
+use crate::load::variant::LoadedVariant;
 use crate::model::{
-    ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Suite, Task,
+    ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Task,
     TaskInput, TaskTool, Toolset,
 };
-use crate::spec::{
-    ExpectedCallSpec, Located, SuiteFile, TaskSpec, TaskToolSpec, toml_datetimes_as_strings,
-};
+use crate::spec::{ExpectedCallSpec, Located, TaskSpec, TaskToolSpec, toml_datetimes_as_strings};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
-
-/// Parses a suite file without checking it against a toolset (the workspace resolves `toolset` first).
-pub fn parse_suite(source: &SourceText) -> Result<SuiteFile, Diagnostic> {
-    let file: SuiteFile = source.parse_toml()?;
-    source.check_format(&file.format)?;
-    Ok(file)
-}
-
-/// The path a suite's `tasks_file` points at.
-pub fn tasks_file_path(suite_path: &Path, tasks_file: &str) -> PathBuf {
-    suite_path
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join(tasks_file)
-}
-
-/// Loads a parsed suite: its inline tasks and its `tasks_file`, checked against `toolset` and `variants`.
-pub fn load_suite(
-    source: &SourceText,
-    file: SuiteFile,
-    toolset: &Toolset,
-    variants: &[&LoadedVariant],
-) -> Loaded<Suite> {
-    let mut diagnostics = Vec::new();
-    let mut checks = TaskChecks {
-        toolset,
-        variants,
-        first_seen: HashMap::new(),
-    };
-    let mut tasks = Vec::new();
-    for spec in file.tasks {
-        let place = Place::Toml {
-            source,
-            fallback: spec.span.clone(),
-        };
-        tasks.extend(checks.task(spec.value, &place, &mut diagnostics));
-    }
-    if let Some(tasks_file) = &file.tasks_file {
-        let path = tasks_file_path(&source.path, tasks_file);
-        match SourceText::read(&path) {
-            Ok(lines) => tasks.extend(load_task_records(&lines, &mut checks, &mut diagnostics)),
-            Err(read_error) => diagnostics.push(
-                source
-                    .error(
-                        tasks_file.span.as_ref(),
-                        format!("tasks_file {:?}: {}", tasks_file.value, read_error.message),
-                    )
-                    .help("the path is relative to this suite file; fix it or remove `tasks_file`"),
-            ),
-        }
-    }
-    if tasks.is_empty() && !diagnostics.iter().any(Diagnostic::is_error) {
-        diagnostics.push(
-            source
-                .error(
-                    file.suite.span.as_ref(),
-                    format!("suite {:?} has no tasks", file.suite.value),
-                )
-                .help("add [[task]] entries or a `tasks_file`"),
-        );
-    }
-    let scoring = scoring_profile(source, file.scoring.as_ref(), &tasks, &mut diagnostics);
-    for task in &mut tasks {
-        task.scoring = scoring;
-    }
-    let suite = Suite {
-        name: file.suite.value,
-        description: file.description,
-        source: source.path.clone(),
-        toolset: toolset.name.clone(),
-        scoring,
-        tasks,
-    };
-    Loaded::finish(suite, diagnostics)
-}
-
-/// The suite's `scoring`: a known profile, and `bfcl` only where every task carries BFCL's record.
-fn scoring_profile(
-    source: &SourceText,
-    written: Option<&Located<String>>,
-    tasks: &[Task],
-    diagnostics: &mut Vec<Diagnostic>,
-) -> ScoringProfile {
-    let Some(written) = written else {
-        return ScoringProfile::Mcp;
-    };
-    let Some(profile) = ScoringProfile::parse(&written.value) else {
-        diagnostics.push(
-            source
-                .error(
-                    written.span.as_ref(),
-                    format!("unknown scoring profile {:?}", written.value),
-                )
-                .help("`scoring` is \"mcp\" (mcpick's rules) or \"bfcl\" (BFCL's checker)"),
-        );
-        return ScoringProfile::Mcp;
-    };
-    if profile == ScoringProfile::Bfcl
-        && let Some(task) = tasks.iter().find(|t| t.bfcl.is_none())
-    {
-        diagnostics.push(
-            source
-                .error(
-                    written.span.as_ref(),
-                    format!(
-                        "scoring = \"bfcl\", but task {:?} has no `bfcl` record",
-                        task.id
-                    ),
-                )
-                .help(
-                    "the bfcl profile needs the records `mcpick import-bfcl` writes; use \"mcp\"",
-                ),
-        );
-    }
-    profile
-}
-
-/// Checks a JSON Lines task file that no suite references: syntax and fields only.
-pub fn check_unreferenced_task_file(source: &SourceText) -> (usize, Vec<Diagnostic>) {
-    let mut diagnostics = Vec::new();
-    let mut count = 0;
-    for (line, record, text) in records(source) {
-        match serde_json::from_str::<TaskSpec>(text) {
-            Ok(_) => count += 1,
-            Err(e) => diagnostics.push(record_error(source, line, record, &e)),
-        }
-    }
-    (count, diagnostics)
-}
-
-fn load_task_records(
-    source: &SourceText,
-    checks: &mut TaskChecks<'_>,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<Task> {
-    let mut tasks = Vec::new();
-    for (line, record, text) in records(source) {
-        match serde_json::from_str::<TaskSpec>(text) {
-            Ok(spec) => {
-                let place = Place::Record {
-                    path: &source.path,
-                    line,
-                    record,
-                };
-                tasks.extend(checks.task(spec, &place, diagnostics));
-            }
-            Err(e) => diagnostics.push(record_error(source, line, record, &e)),
-        }
-    }
-    tasks
-}
-
-/// Non-blank lines as (1-based line, 1-based record, text).
-fn records(source: &SourceText) -> impl Iterator<Item = (usize, usize, &str)> {
-    source
-        .text
-        .lines()
-        .enumerate()
-        .filter(|(_, text)| !text.trim().is_empty())
-        .enumerate()
-        .map(|(record, (line, text))| (line + 1, record + 1, text))
-}
-
-fn record_error(
-    source: &SourceText,
-    line: usize,
-    record: usize,
-    error: &serde_json::Error,
-) -> Diagnostic {
-    let message = error.to_string();
-    let (what, help) = if error.is_syntax() || error.is_eof() {
-        ("not valid JSON".to_string(), "each line must be one complete JSON object, e.g. {\"id\": \"t1\", \"prompt\": \"...\", \"expect_no_call\": true}".to_string())
-    } else {
-        ("not a valid task".to_string(), json_error_help(&message))
-    };
-    let mut d = Diagnostic::error(
-        &source.path,
-        format!("{what}: {}", strip_position(&message)),
-    )
-    .at(line, error.column().max(1))
-    .help(help);
-    d.record = Some(record);
-    d
-}
+use std::path::Path;
 
 /// Where a task's problems are reported: a span in a TOML file, or a JSONL record.
-enum Place<'a> {
+pub enum Place<'a> {
     Toml {
         source: &'a SourceText,
         fallback: Option<Range<usize>>,
@@ -262,15 +76,15 @@ struct Written {
     no_call: Option<Located<bool>>,
 }
 
-struct TaskChecks<'a> {
-    toolset: &'a Toolset,
-    variants: &'a [&'a LoadedVariant],
+pub struct TaskChecks<'a> {
+    pub toolset: &'a Toolset,
+    pub variants: &'a [&'a LoadedVariant],
     /// Task id → where it was first defined, for duplicate reports.
-    first_seen: HashMap<String, String>,
+    pub first_seen: HashMap<String, String>,
 }
 
 impl TaskChecks<'_> {
-    fn task(
+    pub fn task(
         &mut self,
         spec: TaskSpec,
         place: &Place<'_>,

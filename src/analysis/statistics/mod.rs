@@ -1,0 +1,62 @@
+//! The statistics of experiments: exact McNemar test, paired bootstrap interval, logistic fit of
+//! accuracy against log toolset size, pass@k and consistency, sample size for a paired comparison.
+//! Pure functions; no I/O.
+//!
+//! No dependency is used — only `std` and the crate's own `hashing` (the bootstrap's mixing step) —
+//! so the numbers here do not move when a dependency is upgraded. Every function
+//! accepts any input without panicking: where a statistic does not exist for the input (no pairs,
+//! no trials, data that cannot identify a slope) the result is `None` or a documented degenerate
+//! value, never NaN.
+//!
+//! One file per method: `mcnemar`, `bootstrap` (drawing from the seeded generator in `splitmix`),
+//! `logistic_fit`, `repeats`, `sample_size` (with the normal quantile it needs) and `verdict`,
+//! which words an A/B outcome from the first two.
+
+mod bootstrap;
+mod logistic_fit;
+mod mcnemar;
+mod repeats;
+mod sample_size;
+mod splitmix;
+mod verdict;
+
+pub use bootstrap::{PairedDifference, paired_bootstrap};
+pub use logistic_fit::{LogisticFit, fit_logistic_in_log_n};
+pub use mcnemar::{McNemar, mcnemar_exact};
+pub use repeats::{RepeatAgreement, repeat_agreement};
+pub use sample_size::{normal_quantile, paired_sample_size};
+pub use verdict::{AbVerdict, ab_verdict};
+
+/// Reference checks shared by the method files' tests.
+#[cfg(test)]
+mod tests {
+    pub fn assert_close(actual: f64, expected: f64, tolerance: f64) {
+        assert!(
+            (actual - expected).abs() <= tolerance,
+            "{actual} is not within {tolerance} of {expected}"
+        );
+    }
+
+    /// Standard normal lower tail by Simpson's rule on the density, independent of every
+    /// approximation in the module: `Phi(z) = 1/2 - integral_0^|z| phi` for z < 0, and the far
+    /// tail as the integral from |z| out to |z| + 15, where the remaining mass is below 1e-50.
+    pub fn normal_cdf_by_integration(z: f64) -> f64 {
+        let density = |x: f64| (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let simpson = |from: f64, to: f64| {
+            let intervals = 20_000;
+            let h = (to - from) / intervals as f64;
+            let mut sum = density(from) + density(to);
+            for i in 1..intervals {
+                let weight = if i % 2 == 1 { 4.0 } else { 2.0 };
+                sum += weight * density(from + i as f64 * h);
+            }
+            sum * h / 3.0
+        };
+        let upper_tail = simpson(z.abs(), z.abs() + 15.0);
+        if z < 0.0 {
+            upper_tail
+        } else {
+            1.0 - upper_tail
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! JSON Lines task files: one task per non-blank line, each reported by line and record number;
+//! a file no suite references is checked for syntax and fields only.
+
+use super::task::{Place, TaskChecks};
+use crate::load::Diagnostic;
+use crate::load::source::{SourceText, json_error_help};
+use crate::load::toolset::strip_position;
+use crate::model::Task;
+use crate::spec::TaskSpec;
+
+/// Checks a JSON Lines task file that no suite references: syntax and fields only.
+pub fn check_unreferenced_task_file(source: &SourceText) -> (usize, Vec<Diagnostic>) {
+    let mut diagnostics = Vec::new();
+    let mut count = 0;
+    for (line, record, text) in records(source) {
+        match serde_json::from_str::<TaskSpec>(text) {
+            Ok(_) => count += 1,
+            Err(e) => diagnostics.push(record_error(source, line, record, &e)),
+        }
+    }
+    (count, diagnostics)
+}
+
+pub fn load_task_records(
+    source: &SourceText,
+    checks: &mut TaskChecks<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Task> {
+    let mut tasks = Vec::new();
+    for (line, record, text) in records(source) {
+        match serde_json::from_str::<TaskSpec>(text) {
+            Ok(spec) => {
+                let place = Place::Record {
+                    path: &source.path,
+                    line,
+                    record,
+                };
+                tasks.extend(checks.task(spec, &place, diagnostics));
+            }
+            Err(e) => diagnostics.push(record_error(source, line, record, &e)),
+        }
+    }
+    tasks
+}
+
+/// Non-blank lines as (1-based line, 1-based record, text).
+fn records(source: &SourceText) -> impl Iterator<Item = (usize, usize, &str)> {
+    source
+        .text
+        .lines()
+        .enumerate()
+        .filter(|(_, text)| !text.trim().is_empty())
+        .enumerate()
+        .map(|(record, (line, text))| (line + 1, record + 1, text))
+}
+
+fn record_error(
+    source: &SourceText,
+    line: usize,
+    record: usize,
+    error: &serde_json::Error,
+) -> Diagnostic {
+    let message = error.to_string();
+    let (what, help) = if error.is_syntax() || error.is_eof() {
+        ("not valid JSON".to_string(), "each line must be one complete JSON object, e.g. {\"id\": \"t1\", \"prompt\": \"...\", \"expect_no_call\": true}".to_string())
+    } else {
+        ("not a valid task".to_string(), json_error_help(&message))
+    };
+    let mut d = Diagnostic::error(
+        &source.path,
+        format!("{what}: {}", strip_position(&message)),
+    )
+    .at(line, error.column().max(1))
+    .help(help);
+    d.record = Some(record);
+    d
+}

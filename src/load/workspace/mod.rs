@@ -1,0 +1,129 @@
+//! Everything `validate`, `lint` and `list` load at once: files found under the given paths, sorted
+//! by kind, references resolved (a suite's `toolset`, a variant's `base`, a `tasks_file`), and one
+//! report per file. A file that fails never stops the others from being checked.
+//!
+//! This file holds what a load produced (the workspace, its reports and totals); `loader` finds
+//! the files, loads them in dependency order and resolves their references.
+
+mod loader;
+
+use super::Diagnostic;
+use super::variant::LoadedVariant;
+use crate::model::{Expectation, Suite, Toolset};
+use loader::Loader;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// What a file turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileKind {
+    Toolset,
+    Variant,
+    Suite,
+    TaskRecords,
+    Unknown,
+}
+
+/// The outcome for one file: a one-line summary and its diagnostics.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileReport {
+    pub path: PathBuf,
+    pub kind: FileKind,
+    pub summary: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FileReport {
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+    pub fn warnings(&self) -> usize {
+        self.diagnostics.len() - self.errors()
+    }
+}
+
+/// Everything loaded, and a report per file in the order the files were found.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    pub toolsets: Vec<Toolset>,
+    pub variants: Vec<LoadedVariant>,
+    pub suites: Vec<Suite>,
+    pub files: Vec<FileReport>,
+}
+
+/// Totals over what loaded.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct WorkspaceCounts {
+    pub files: usize,
+    pub toolsets: usize,
+    pub tools: usize,
+    pub variants: usize,
+    pub suites: usize,
+    pub tasks: usize,
+    pub no_call_tasks: usize,
+    pub any_of_tasks: usize,
+    pub all_of_tasks: usize,
+    pub multi_step_tasks: usize,
+    /// Tasks that name their own tool list instead of showing the whole toolset.
+    pub own_tool_list_tasks: usize,
+    pub languages: Vec<String>,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Workspace {
+    /// Loads every toolset, variant, suite and task file under `paths` (files or directories).
+    pub fn load(paths: &[PathBuf]) -> Workspace {
+        let mut loader = Loader::default();
+        for path in paths {
+            loader.discover(path);
+        }
+        loader.run()
+    }
+
+    pub fn toolset(&self, name: &str) -> Option<&Toolset> {
+        self.toolsets.iter().find(|t| t.name == name)
+    }
+
+    pub fn variant(&self, name: &str) -> Option<&LoadedVariant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.files.iter().any(|f| f.errors() > 0)
+    }
+
+    pub fn counts(&self) -> WorkspaceCounts {
+        let tasks = self.suites.iter().flat_map(|s| &s.tasks);
+        let languages: BTreeSet<String> = tasks.clone().map(|t| t.lang.clone()).collect();
+        WorkspaceCounts {
+            files: self.files.len(),
+            toolsets: self.toolsets.len(),
+            tools: self.toolsets.iter().map(|t| t.tools.len()).sum(),
+            variants: self.variants.len(),
+            suites: self.suites.len(),
+            tasks: tasks.clone().count(),
+            no_call_tasks: tasks
+                .clone()
+                .filter(|t| matches!(t.expectation, Expectation::NoCall))
+                .count(),
+            any_of_tasks: tasks
+                .clone()
+                .filter(|t| matches!(t.expectation, Expectation::AnyOf(_)))
+                .count(),
+            all_of_tasks: tasks
+                .clone()
+                .filter(|t| matches!(t.expectation, Expectation::AllOf(_)))
+                .count(),
+            multi_step_tasks: tasks
+                .clone()
+                .filter(|t| matches!(&t.expectation, Expectation::Calls(c) if c.len() > 1))
+                .count(),
+            own_tool_list_tasks: tasks.filter(|t| t.tools.is_some()).count(),
+            languages: languages.into_iter().collect(),
+            errors: self.files.iter().map(FileReport::errors).sum(),
+            warnings: self.files.iter().map(FileReport::warnings).sum(),
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! The confusion heat maps: per backend, the gold tool against the tool called first, shaded by
+//! share of the row, correct picks outlined, and capped to the most frequent tools so that a
+//! toolset of hundreds still gives a readable drawing.
+
+use super::escape;
+use super::svg::{coord, open_chart, text_width, truncate};
+use std::fmt::Write as _;
+
+/// `counts[i][j]` = how often `expected[i]` was the gold tool and `picked[j]` was called
+/// first. `picked` may include "(none)". Ragged or short rows count as zeros.
+pub struct Confusion {
+    pub backend: String,
+    pub expected: Vec<String>,
+    pub picked: Vec<String>,
+    pub counts: Vec<Vec<u64>>,
+}
+
+/// A heat map with more rows or columns than this stops being readable; the rest is
+/// reported as a count on the page instead of being drawn.
+const MAX_CONFUSION_TOOLS: usize = 25;
+
+pub fn confusion_section(confusions: &[Confusion]) -> String {
+    let mut out = String::new();
+    for confusion in confusions {
+        let drawn = heat_map(confusion);
+        put!(
+            out,
+            "<h3>{}</h3>\n<figure>\n{}",
+            escape(&confusion.backend),
+            drawn.svg
+        );
+        out.push_str(
+            "<figcaption>Rows: the gold tool; columns: the tool called first. Shade: share of \
+             the row's trials (white = none, dark blue = all); outlined cells are correct \
+             picks. Hover a cell for its count.",
+        );
+        if drawn.rows_shown < drawn.rows_total || drawn.columns_shown < drawn.columns_total {
+            put!(
+                out,
+                " Only the {} most frequent of {} expected tools and the {} most frequent of {} \
+                 picked tools are drawn; {} of {} trials fall outside the cells shown.",
+                drawn.rows_shown,
+                drawn.rows_total,
+                drawn.columns_shown,
+                drawn.columns_total,
+                drawn.hidden_trials,
+                drawn.all_trials
+            );
+        }
+        out.push_str("</figcaption>\n</figure>\n");
+    }
+    out
+}
+
+struct HeatMap {
+    svg: String,
+    rows_shown: usize,
+    rows_total: usize,
+    columns_shown: usize,
+    columns_total: usize,
+    hidden_trials: u64,
+    all_trials: u64,
+}
+
+/// Indices of the `cap` largest totals, ties going to the earlier index, in original order.
+fn most_frequent(totals: &[u64], cap: usize) -> Vec<usize> {
+    let mut indices: Vec<usize> = (0..totals.len()).collect();
+    indices.sort_by(|&a, &b| totals[b].cmp(&totals[a]).then(a.cmp(&b)));
+    indices.truncate(cap);
+    indices.sort_unstable();
+    indices
+}
+
+/// White at 0, the palette's dark blue (#08306B) at 1.
+fn blue_shade(share: f64) -> String {
+    let t = if share.is_finite() {
+        share.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let channel = |to: f64| (255.0 + (to - 255.0) * t).round().clamp(0.0, 255.0) as u8;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        channel(8.0),
+        channel(48.0),
+        channel(107.0)
+    )
+}
+
+fn heat_map(confusion: &Confusion) -> HeatMap {
+    const CELL: f64 = 28.0;
+    const LABEL_CHARS: usize = 36;
+    let expected = &confusion.expected;
+    let picked = &confusion.picked;
+    let count = |i: usize, j: usize| {
+        confusion
+            .counts
+            .get(i)
+            .and_then(|row| row.get(j))
+            .copied()
+            .unwrap_or(0)
+    };
+
+    let mut row_totals = vec![0u64; expected.len()];
+    let mut column_totals = vec![0u64; picked.len()];
+    for (i, row_total) in row_totals.iter_mut().enumerate() {
+        for (j, column_total) in column_totals.iter_mut().enumerate() {
+            let n = count(i, j);
+            *row_total = row_total.saturating_add(n);
+            *column_total = column_total.saturating_add(n);
+        }
+    }
+    let all_trials = row_totals
+        .iter()
+        .fold(0u64, |sum, n| sum.saturating_add(*n));
+
+    let rows = most_frequent(&row_totals, MAX_CONFUSION_TOOLS);
+    let mut remaining = most_frequent(&column_totals, MAX_CONFUSION_TOOLS);
+    // Columns follow the row order where names match, so correct picks run down the diagonal.
+    let mut columns = Vec::with_capacity(remaining.len());
+    for &i in &rows {
+        if let Some(at) = remaining.iter().position(|&j| picked[j] == expected[i]) {
+            columns.push(remaining.remove(at));
+        }
+    }
+    columns.extend(remaining);
+
+    let mut shown_trials = 0u64;
+    for &i in &rows {
+        for &j in &columns {
+            shown_trials = shown_trials.saturating_add(count(i, j));
+        }
+    }
+
+    let row_labels: Vec<String> = rows
+        .iter()
+        .map(|&i| truncate(&expected[i], LABEL_CHARS))
+        .collect();
+    let column_labels: Vec<String> = columns
+        .iter()
+        .map(|&j| truncate(&picked[j], LABEL_CHARS))
+        .collect();
+    let widest_row = row_labels
+        .iter()
+        .map(|l| text_width(l, 11.0))
+        .fold(0.0, f64::max);
+    let widest_column = column_labels
+        .iter()
+        .map(|l| text_width(l, 11.0))
+        .fold(0.0, f64::max);
+    // Column labels are turned 60° up; their height and rightward reach follow from that.
+    let (sin, cos) = (60f64.to_radians().sin(), 60f64.to_radians().cos());
+    let left = 30.0 + widest_row + 10.0;
+    let top = 26.0 + widest_column * sin + 12.0;
+    let grid_width = columns.len() as f64 * CELL;
+    let grid_height = rows.len() as f64 * CELL;
+    let legend_top = top + grid_height.max(CELL) + 18.0;
+    let width = (left + grid_width + widest_column * cos + 24.0)
+        .max(left + 360.0)
+        .max(390.0);
+    let height = legend_top + 44.0;
+
+    let mut out = String::new();
+    let title = format!("Confusion of first calls: {}", confusion.backend);
+    open_chart(&mut out, "confusion", width, height, &title);
+
+    put!(
+        out,
+        "<text x=\"{}\" y=\"16\" text-anchor=\"middle\">picked (first call)</text>\n\
+         <text transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\">expected \
+         (gold tool)</text>\n",
+        coord(left + grid_width.max(CELL * 4.0) / 2.0),
+        coord(top + grid_height.max(CELL) / 2.0)
+    );
+
+    if rows.is_empty() || columns.is_empty() {
+        put!(
+            out,
+            "<text class=\"small\" x=\"{}\" y=\"{}\">no trials recorded</text>\n",
+            coord(left),
+            coord(top + CELL / 2.0 + 4.0)
+        );
+    }
+
+    let backend = escape(&confusion.backend);
+    for (r, (&i, label)) in rows.iter().zip(&row_labels).enumerate() {
+        let y = top + r as f64 * CELL;
+        put!(
+            out,
+            "<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}<title>{}</title></text>\n",
+            coord(left - 6.0),
+            coord(y + CELL / 2.0 + 4.0),
+            escape(label),
+            escape(&expected[i])
+        );
+        for (c, &j) in columns.iter().enumerate() {
+            let x = left + c as f64 * CELL;
+            let n = count(i, j);
+            let share = if row_totals[i] > 0 {
+                n as f64 / row_totals[i] as f64
+            } else {
+                0.0
+            };
+            put!(
+                out,
+                "<rect data-series=\"{backend}\" x=\"{}\" y=\"{}\" width=\"{w}\" height=\"{w}\" \
+                 fill=\"{}\" stroke=\"#e2e2e2\"><title>expected {}, picked {}: {n}</title></rect>",
+                coord(x),
+                coord(y),
+                blue_shade(share),
+                escape(&expected[i]),
+                escape(&picked[j]),
+                w = coord(CELL)
+            );
+            if n > 0 {
+                let text = n.to_string();
+                // Long counts shrink to stay inside their cell.
+                let size = (CELL * 0.9 / (text.len() as f64 * 0.6)).min(10.0);
+                put!(
+                    out,
+                    "<text class=\"{}\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" \
+                     style=\"font-size:{}px\" pointer-events=\"none\">{text}</text>",
+                    // The page's text colour is set in CSS, which outranks a fill attribute.
+                    if share > 0.5 { "cell on-dark" } else { "cell" },
+                    coord(x + CELL / 2.0),
+                    coord(y + CELL / 2.0 + size * 0.35),
+                    coord(size)
+                );
+            }
+        }
+        out.push('\n');
+    }
+
+    for (c, (&j, label)) in columns.iter().zip(&column_labels).enumerate() {
+        let x = left + c as f64 * CELL + CELL / 2.0;
+        put!(
+            out,
+            "<text class=\"tick\" transform=\"translate({} {}) rotate(-60)\">{}<title>{}</title></text>\n",
+            coord(x),
+            coord(top - 6.0),
+            escape(label),
+            escape(&picked[j])
+        );
+    }
+
+    // Correct picks are outlined wherever they ended up, including outside the diagonal
+    // when a name appears among the columns only.
+    for (r, &i) in rows.iter().enumerate() {
+        for (c, &j) in columns.iter().enumerate() {
+            if expected[i] == picked[j] {
+                put!(
+                    out,
+                    "<rect x=\"{}\" y=\"{}\" width=\"{w}\" height=\"{w}\" fill=\"none\" \
+                     stroke=\"#D55E00\" stroke-width=\"2\" pointer-events=\"none\"/>",
+                    coord(left + c as f64 * CELL + 1.0),
+                    coord(top + r as f64 * CELL + 1.0),
+                    w = coord(CELL - 2.0)
+                );
+            }
+        }
+    }
+    out.push('\n');
+
+    // Colour key: ten steps from an empty to a full row.
+    put!(
+        out,
+        "<text class=\"small\" x=\"{}\" y=\"{}\">share of the row's trials</text>\n",
+        coord(left),
+        coord(legend_top + 10.0)
+    );
+    for step in 0..10 {
+        put!(
+            out,
+            "<rect x=\"{}\" y=\"{}\" width=\"18\" height=\"12\" fill=\"{}\" stroke=\"#ccc\"/>",
+            coord(left + 150.0 + step as f64 * 18.0),
+            coord(legend_top),
+            blue_shade((step as f64 + 0.5) / 10.0)
+        );
+    }
+    put!(
+        out,
+        "\n<text class=\"tick\" x=\"{}\" y=\"{y}\" text-anchor=\"middle\">0%</text>\
+         <text class=\"tick\" x=\"{}\" y=\"{y}\" text-anchor=\"middle\">100%</text>\n",
+        coord(left + 150.0),
+        coord(left + 330.0),
+        y = coord(legend_top + 26.0)
+    );
+    out.push_str("</svg>\n");
+
+    HeatMap {
+        svg: out,
+        rows_shown: rows.len(),
+        rows_total: expected.len(),
+        columns_shown: columns.len(),
+        columns_total: picked.len(),
+        hidden_trials: all_trials.saturating_sub(shown_trials),
+        all_trials,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::html::tests::{assert_clean, empty_page};
+    use crate::report::html::{ReportPage, render};
+
+    #[test]
+    fn confusion_matrix_is_capped_to_the_most_frequent_tools() {
+        let tools: Vec<String> = (0..300).map(|i| format!("tool_{i:03}")).collect();
+        let mut picked = tools.clone();
+        picked.push("(none)".to_string());
+        let counts: Vec<Vec<u64>> = (0..300)
+            .map(|i| {
+                let mut row = vec![0u64; 301];
+                row[i] = (i as u64 % 17) + 1;
+                row[(i * 7) % 301] += 1;
+                row[300] += (i % 3) as u64;
+                row
+            })
+            .collect();
+        let page = ReportPage {
+            confusions: vec![Confusion {
+                backend: "big".to_string(),
+                expected: tools,
+                picked,
+                counts,
+            }],
+            ..empty_page()
+        };
+        let html = render(&page);
+        assert_clean(&html);
+        let cells = html.matches("<rect data-series=\"big\"").count();
+        assert_eq!(cells, MAX_CONFUSION_TOOLS * MAX_CONFUSION_TOOLS);
+        assert!(html.contains("Only the 25 most frequent of 300 expected tools and the 25 most frequent of 301 picked tools are drawn"));
+    }
+}

@@ -1,0 +1,242 @@
+//! report.html: the run's tables and charts as one self-contained page with inline SVG;
+//! takes plain data, computes no statistics, does no I/O. The caller hands over already
+//! computed tables, curves, comparisons, confusion counts and raw latencies, and gets back
+//! one HTML string. The only arithmetic here is layout, plus the handful of quantiles a
+//! latency box plot is drawn from. The page loads nothing from anywhere (inline CSS,
+//! hand-drawn inline SVG, one small inline script), so it opens the same from a CI artifact
+//! as from a laptop. Every string that came from the run is escaped before it is inserted,
+//! and every number goes through a formatter that never writes a non-finite value, so
+//! odd inputs (empty series, missing values, one point, hundreds of tools) give a page,
+//! not a panic.
+//!
+//! This file assembles the page: its sections and links, its style, the render check, and the
+//! escaping every piece of run text goes through. `table` writes the summary tables, `svg` holds
+//! the drawing primitives the charts share, and `curve`, `ab`, `confusion` and `latency` draw one
+//! kind of chart each.
+
+use std::fmt::Write as _;
+
+/// Writes into a `String`; formatting into a `String` cannot fail, so the result is dropped.
+macro_rules! put {
+    ($out:expr, $($arg:tt)*) => {{
+        let _ = write!($out, $($arg)*);
+    }};
+}
+
+mod ab;
+mod confusion;
+mod curve;
+mod latency;
+mod svg;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use ab::AbComparison;
+pub use confusion::Confusion;
+pub use curve::{CurvePoint, SizeCurve};
+pub use latency::LatencySeries;
+pub use table::Table;
+
+use ab::ab_section;
+use confusion::confusion_section;
+use curve::{POSITION_AXIS, SIZE_AXIS, curve_section};
+use latency::latency_section;
+use table::summary_section;
+
+/// Everything one report page shows; built by the caller from a finished run.
+pub struct ReportPage {
+    /// Page heading, e.g. "mcpick run 20261201T002437Z-dd692d5d".
+    pub title: String,
+    /// Rendered as HTML tables, in order.
+    pub summary_tables: Vec<Table>,
+    /// Accuracy against toolset size, drawn on a logarithmic x axis; empty → section omitted.
+    pub size_curves: Vec<SizeCurve>,
+    /// Accuracy by the gold tool's 1-based position in the list, drawn on a linear x axis.
+    pub position_curves: Vec<SizeCurve>,
+    /// A/B arm differences, drawn as a forest plot; empty → section omitted.
+    pub ab_comparisons: Vec<AbComparison>,
+    /// One heat map per backend; empty → section omitted.
+    pub confusions: Vec<Confusion>,
+    /// One box plot row per backend; empty → section omitted.
+    pub latencies: Vec<LatencySeries>,
+    /// Pretty-printed run manifest, shown folded away at the end; empty → section omitted.
+    pub manifest_json: String,
+}
+
+/// Renders the whole page. Sections with no data are left out, and so are their links.
+pub fn render(page: &ReportPage) -> String {
+    let title = if page.title.trim().is_empty() {
+        "mcpick report"
+    } else {
+        page.title.as_str()
+    };
+
+    let mut sections: Vec<Section> = Vec::new();
+    if !page.summary_tables.is_empty() {
+        sections.push(Section {
+            id: "summary",
+            heading: "Summary",
+            body: summary_section(&page.summary_tables),
+        });
+    }
+    if !page.ab_comparisons.is_empty() {
+        sections.push(Section {
+            id: "ab",
+            heading: "A/B comparisons",
+            body: ab_section(&page.ab_comparisons),
+        });
+    }
+    if !page.size_curves.is_empty() {
+        sections.push(Section {
+            id: "size",
+            heading: "Accuracy vs toolset size",
+            body: curve_section(&page.size_curves, &SIZE_AXIS),
+        });
+    }
+    if !page.position_curves.is_empty() {
+        sections.push(Section {
+            id: "position",
+            heading: "Accuracy by gold position",
+            body: curve_section(&page.position_curves, &POSITION_AXIS),
+        });
+    }
+    if !page.confusions.is_empty() {
+        sections.push(Section {
+            id: "confusion",
+            heading: "Confusion",
+            body: confusion_section(&page.confusions),
+        });
+    }
+    if !page.latencies.is_empty() {
+        sections.push(Section {
+            id: "latency",
+            heading: "Latency",
+            body: latency_section(&page.latencies),
+        });
+    }
+    if !page.manifest_json.trim().is_empty() {
+        sections.push(Section {
+            id: "manifest",
+            heading: "Manifest",
+            body: format!(
+                "<details><summary>Run manifest (JSON)</summary><pre>{}</pre></details>\n",
+                escape(&page.manifest_json)
+            ),
+        });
+    }
+
+    let mut out = String::with_capacity(64 * 1024);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    // The page must never reach the network, even if a future edit slips in a URL.
+    out.push_str(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
+    );
+    put!(out, "<title>{}</title>\n", escape(title));
+    put!(out, "<style>{STYLE}</style>\n</head>\n<body>\n<main>\n");
+    put!(out, "<h1>{}</h1>\n", escape(title));
+    if sections.is_empty() {
+        out.push_str("<p class=\"note\">This run produced no tables or charts.</p>\n");
+    } else {
+        out.push_str("<nav>");
+        for section in &sections {
+            put!(out, "<a href=\"#{}\">{}</a>", section.id, section.heading);
+        }
+        out.push_str("</nav>\n");
+    }
+    for section in &sections {
+        put!(
+            out,
+            "<section id=\"{}\">\n<h2>{}</h2>\n{}</section>\n",
+            section.id,
+            section.heading,
+            section.body
+        );
+    }
+    // Filled by the script below; a headless browser reads it to check the charts drew.
+    out.push_str("<pre id=\"render-check\" hidden></pre>\n</main>\n");
+    put!(
+        out,
+        "<script>{RENDER_CHECK_SCRIPT}</script>\n</body>\n</html>\n"
+    );
+    out
+}
+
+struct Section {
+    id: &'static str,
+    heading: &'static str,
+    body: String,
+}
+
+const STYLE: &str = r#"
+:root { color-scheme: light; }
+body { margin: 0; background: #fff; color: #1a1a1a; line-height: 1.45;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1100px; margin: 0 auto; padding: 24px 20px 48px; }
+h1 { font-size: 1.6rem; margin: 0 0 .5rem; }
+h2 { font-size: 1.25rem; margin: 2.2rem 0 .7rem; padding-bottom: .25rem; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1.05rem; margin: 1.4rem 0 .4rem; }
+nav { margin: 0 0 1rem; font-size: .95rem; }
+nav a { margin-right: 1.1rem; color: #0b5cad; text-decoration: none; }
+nav a:hover { text-decoration: underline; }
+.table-wrap { overflow-x: auto; margin: 0 0 1.4rem; }
+table { border-collapse: collapse; font-size: .9rem; }
+caption { caption-side: top; text-align: left; font-weight: 600; padding: 0 0 .35rem; }
+th, td { padding: .3rem .7rem; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
+th { background: #f1f3f6; border-bottom: 2px solid #cfd5dd; }
+tbody tr:nth-child(even) { background: #f7f8fa; }
+th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+figure { margin: 0 0 1.6rem; }
+figcaption { font-size: .85rem; color: #555; margin-top: .35rem; }
+svg.chart { display: block; width: 100%; height: auto; }
+svg.chart text { font-family: inherit; font-size: 12px; fill: #1a1a1a; }
+svg.chart text.tick { font-size: 11px; fill: #444; }
+svg.chart text.small { font-size: 11px; fill: #555; }
+svg.chart text.cell { font-size: 10px; }
+svg.chart text.on-dark { fill: #fff; }
+svg.chart text.strong { font-weight: 600; }
+pre { background: #f6f8fa; border: 1px solid #e1e4e8; border-radius: 4px; padding: .8rem;
+  overflow: auto; font-size: .8rem; }
+details summary { cursor: pointer; font-weight: 600; }
+.note { color: #555; font-size: .9rem; }
+"#;
+
+/// After load, measure every chart and every series element and publish what was drawn,
+/// so `chromium --headless --dump-dom` can prove the SVG really rendered. The page does
+/// not depend on it.
+const RENDER_CHECK_SCRIPT: &str = r#"
+window.addEventListener("load", function () {
+  var charts = [];
+  document.querySelectorAll("svg.chart").forEach(function (svg) {
+    var box = svg.getBoundingClientRect();
+    var drawn = [];
+    svg.querySelectorAll("[data-series]").forEach(function (el) {
+      var b = el.getBBox();
+      var name = el.getAttribute("data-series");
+      if ((b.width > 0 || b.height > 0) && drawn.indexOf(name) < 0) { drawn.push(name); }
+    });
+    charts.push({ chart: svg.getAttribute("data-chart"), width: Math.round(box.width),
+      height: Math.round(box.height), series: drawn });
+  });
+  var check = document.getElementById("render-check");
+  if (check) { check.textContent = JSON.stringify(charts); }
+});
+"#;
+
+/// Escapes text for use in HTML element content and in quoted attribute values alike.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
