@@ -6,26 +6,33 @@
 //!
 //! # Layout
 //!
+//! The layers and the path of one trial are drawn in `ARCHITECTURE.md`; no module imports one
+//! above it, and none imports `cli` but `commands`.
+//!
 //! | module | owns |
 //! |---|---|
-//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`); provider tool-name mapping |
-//! | [`catalogue`] | the models mcpick knows by name, their pinned PyPI sources and SHA-256s; the model directory; verified, resumable fetching with progress |
-//! | [`cli`] | the command line's syntax (clap derive); builds nothing |
-//! | [`commands`] | each subcommand: resolve arguments, call the library, print, pick the exit code |
-//! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
-//! | [`import`] | translating public data sets (BFCL single-turn files, MetaTool's queries) into a toolset, a suite and an account of what could not be translated |
-//! | [`load`] | reading files, cross-checking them, diagnostics with file, line and column |
-//! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
-//! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
+//! | [`cli`] | the command line's syntax (clap derive); builds nothing; seen by `commands` alone |
+//! | [`commands`] | each subcommand: turn its arguments into settings, call the library, print, pick the exit code |
+//! | [`settings`] | `RunSettings`: what a run is asked to do, resolved once from the command line or read back from a manifest |
+//! | [`report`] | `rebuild`: a run folder's records read once and handed to exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`) |
+//! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries; the statistics, one file per method (McNemar, bootstrap, logistic fit, repeats, power) |
+//! | [`runner`] | the run plan (`plan/`: lanes, suites, manifest), backend lanes (cache, rate limits, timeouts, retries, prices), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
+//! | [`record`] | the run folder: `StoredTrial` (one type, written and read), the trial key, the manifest read back, what `--resume` skips |
+//! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
+//! | [`load`] | reading files (`toolset/`, `suite/`, `variant`, `workspace/`), cross-checking them, diagnostics with file, line and column |
+//! | [`mcp`] | the MCP protocol: JSON-RPC frames, session state, the server's methods, stdio / HTTP / in-memory transports, the client |
+//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`, which alone is given the answers); their settings (`BackendOptions`); provider tool-name mapping |
+//! | [`score`] | pure scoring: the outcome taxonomy, argument matching, BFCL's own checker (`bfcl/`), tallies with Wilson intervals |
+//! | [`gold_arguments`] | arguments that satisfy an expected call: what the oracle sends and what importers check answers with |
+//! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`retrieval`] | tokenising tool descriptions, TF-IDF similarity and BM25 ranking |
-//! | [`runner`] | the run plan, backend lanes (cache, rate limits, timeouts, retries, prices), the trial loop over the in-memory MCP transport, the scheduler (concurrency, budget, Ctrl-C) and the run folder written as trials finish |
-//! | [`score`] | pure scoring: the outcome taxonomy, BFCL-style argument matching, tallies with Wilson intervals |
-//! | [`analysis`] | a run's trials as a polars DataFrame (and `trials.parquet`); A/B pairs, size curves, position bias and confusion as queries; the statistics (McNemar, bootstrap, logistic fit, power) |
-//! | [`report`] | exporters: the Markdown sections of `summary.md` and the self-contained `report.html` with inline SVG charts |
+//! | [`catalogue`] | the models mcpick knows by name, their pinned PyPI sources and SHA-256s; the model directory; verified, resumable fetching with progress |
+//! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
 //! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
-//! | [`mcp`] | the MCP protocol: JSON-RPC frames, the server's methods, stdio / HTTP / in-memory transports, the client |
+//! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
+//! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
 
 pub mod analysis;
 pub mod backend;

@@ -128,24 +128,16 @@ mod tests {
     /// task order (pairs stay together, so a budget that stops a run stops it between pairs).
     #[test]
     fn lanes_other_than_local_models_keep_task_order() {
-        #[derive(clap::Parser)]
-        struct Args {
-            #[command(flatten)]
-            run: crate::cli::RunOptions,
-        }
-        let args = <Args as clap::Parser>::parse_from([
-            "mcpick",
-            "tasks/travel.toml",
-            "--variant",
-            "travel-terse",
-            "--variant",
-            "travel-rich",
-            "--backend",
-            "random",
-            "--backend",
-            "bm25",
-        ]);
-        let plan = RunPlan::resolve(&crate::commands::run_settings(&args.run)).unwrap();
+        // The settings `mcpick ab tasks/travel.toml --variant travel-terse --variant travel-rich
+        // --backend random --backend bm25` resolves to, as its manifest records them.
+        let settings: crate::settings::RunSettings = serde_json::from_value(serde_json::json!({
+            "paths": ["tasks/travel.toml"], "backends": ["random", "bm25"], "max_turns": 4,
+            "variants": ["travel-terse", "travel-rich"], "config": null, "concurrency": 4,
+            "requests_per_minute": null, "tokens_per_minute": null, "timeout": 120.0,
+            "max_retries": 4, "budget": null, "price": [], "no_cache": false, "cache": null,
+        }))
+        .unwrap();
+        let plan = RunPlan::resolve(&settings).unwrap();
         let key = |t: &PlannedTrial| (t.lane, t.suite, t.task, t.size, t.sweep_seed, t.repeat);
         let mut planned: Vec<_> = plan.trials_by_task().iter().map(key).collect();
         let ordered: Vec<_> = plan.trials().iter().map(key).collect();

@@ -11,9 +11,9 @@
 //! parameters are strings.
 
 use super::functions::widen;
-use super::records::Language;
 use super::source_text::{SourceLanguage, answer_pattern};
 use crate::registry::compile_schema;
+use crate::score::bfcl::Language;
 use serde_json::{Map, Value, json};
 
 /// The most acceptable lists a list-of-dicts answer may expand into before it is reported instead.

@@ -12,8 +12,8 @@
 //! its parent's `required` list. Names keep their dots (MCP allows them; backends that cannot send
 //! them rename them and record it).
 
-use super::records::Language;
 use crate::registry::compile_object_schema;
+use crate::score::bfcl::Language;
 use serde_json::{Map, Value, json};
 
 /// A BFCL function as an MCP tool definition.

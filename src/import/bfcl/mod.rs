@@ -35,10 +35,11 @@ use super::{Imported, Skipped};
 use crate::gold_arguments::gold_arguments;
 use crate::model::{ArgMatcher, ScoringProfile};
 use crate::registry::compile_object_schema;
+use crate::score::bfcl::Language;
 use crate::score::match_arguments;
 use answers::expected_calls;
 use functions::translate_function;
-use records::{Language, conversation};
+use records::conversation;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -1,44 +1,8 @@
-//! What a BFCL record says besides its functions and answers: the source language its category
-//! names (which decides the description hints and the Java/JavaScript typing), and its question's
-//! turns as a `prompt` or `messages`.
+//! What a BFCL record says besides its functions and answers: its question's turns as a `prompt`
+//! or `messages`. (The source language its category names is `score::bfcl::Language`, shared with
+//! the checker.)
 
 use serde_json::{Value, json};
-
-/// The source language of a BFCL category, which decides the hints and the Java/JavaScript typing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
-    Python,
-    Java,
-    JavaScript,
-}
-
-impl Language {
-    pub fn of(category: &str) -> Language {
-        if category.ends_with("javascript") {
-            Language::JavaScript
-        } else if category.ends_with("java") {
-            Language::Java
-        } else {
-            Language::Python
-        }
-    }
-
-    pub fn hint(self) -> &'static str {
-        match self {
-            Language::Python => " Note that the provided function is in Python 3 syntax.",
-            Language::Java => " Note that the provided function is in Java 8 SDK syntax.",
-            Language::JavaScript => " Note that the provided function is in JavaScript syntax.",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Language::Python => "Python",
-            Language::Java => "Java",
-            Language::JavaScript => "JavaScript",
-        }
-    }
-}
 
 /// The record's turns as a `prompt` (one user message) or `messages`.
 pub fn conversation(question: &Value) -> Result<(&'static str, Value), String> {

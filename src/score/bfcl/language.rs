@@ -1,6 +1,6 @@
 //! The source language of a BFCL category (`simple_java`, `simple_javascript`, Python for every
-//! other), which decides how the checker reads a parameter: its type table and whether a list's
-//! item type is read too.
+//! other), which decides how the checker reads a parameter — its type table and whether a list's
+//! item type is read too — and, for the importer, the hint BFCL adds to each description.
 
 use super::python_value::PyType;
 
@@ -20,6 +20,24 @@ impl Language {
             Language::Java
         } else {
             Language::Python
+        }
+    }
+
+    /// The sentence BFCL appends to each function's description for this language.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Language::Python => " Note that the provided function is in Python 3 syntax.",
+            Language::Java => " Note that the provided function is in Java 8 SDK syntax.",
+            Language::JavaScript => " Note that the provided function is in JavaScript syntax.",
+        }
+    }
+
+    /// The language's name, as the importer's notes and BFCL's type notes write it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Language::Python => "Python",
+            Language::Java => "Java",
+            Language::JavaScript => "JavaScript",
         }
     }
 

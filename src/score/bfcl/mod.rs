@@ -27,6 +27,7 @@ mod python_value;
 
 pub use ast_checker::ast_checker;
 pub use failure::CheckFailure;
+pub use language::Language;
 
 use super::verdict::{CallArguments, Outcome, TrialRecord, Verdict};
 use super::{ArgumentMismatch, score};
