@@ -430,25 +430,36 @@ async fn version_negotiation_and_initialize_result(transport: Transport) {
     }
 }
 
-// 4, 5: unknown methods (server/discover first, as SDK clients probe) and ping, before initialize.
+// 4, 5: before initialize, `server/discover` (what SDK clients in `auto` mode send first) is
+// answered at once — without `_meta` with -32602, which sends a legacy client on to `initialize`;
+// with it, the versions of both eras — and, on stdio, ping and unknown methods too.
 async fn unknown_methods_and_ping_are_answered_before_initialize(transport: Transport) {
     let mut wire = Wire::start(transport, &[]).await;
-    if transport == Transport::Http {
-        // Over HTTP a request outside a session is refused (400) until initialize makes one.
-        let answer = wire
-            .send_raw(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#)
-            .await;
-        assert!(answer.is_empty());
-        return;
-    }
     let started = Instant::now();
     let (reply, _) = wire.request("server/discover", json!({})).await;
-    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
     assert!(
         started.elapsed() < Duration::from_millis(500),
         "{:?}",
         started.elapsed()
     );
+    let modern = json!({"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }});
+    let (reply, _) = wire.request("server/discover", modern).await;
+    if transport == Transport::Http {
+        // Over HTTP a modern request also names its version in MCP-Protocol-Version; this one does
+        // not, and legacy requests outside a session are not served.
+        assert_eq!(reply["error"]["code"], -32020, "{reply}");
+        return;
+    }
+    let versions = reply["result"]["supportedVersions"].as_array().unwrap();
+    assert!(
+        versions.contains(&json!("2026-07-28")) && versions.contains(&json!("2025-11-25")),
+        "{reply}"
+    );
+    assert_eq!(reply["result"]["resultType"], "complete");
     let (reply, _) = wire.request("ping", json!({})).await;
     assert_eq!(reply["result"], json!({}));
     let (reply, _) = wire.request("resources/list", json!({})).await;
@@ -1423,4 +1434,141 @@ async fn sampling_is_not_requested_from_a_client_that_did_not_declare_it() {
             .unwrap()
             .contains("did not declare the sampling capability")
     );
+}
+
+/// `_meta` of a 2026-07-28 request.
+fn modern_meta(version: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+// The 2026-07-28 era beside the legacy one, on stdio: no initialize, the version in every request's
+// `_meta`, results marked `resultType: complete`, tools/list with its caching hints and one order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_requests_are_answered_without_a_session_on_stdio() {
+    let mut wire = Wire::start(Transport::Stdio, &[]).await;
+    let meta = modern_meta("2026-07-28");
+    let (first, _) = wire.request("tools/list", json!({"_meta": meta})).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "complete", "{first}");
+    assert_eq!(result["ttlMs"], 0);
+    assert_eq!(result["cacheScope"], "public");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "mcpick"
+    );
+    let names = |r: &Value| -> Vec<String> {
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (second, _) = wire.request("tools/list", json!({"_meta": meta})).await;
+    assert_eq!(names(&first), names(&second), "the same order every time");
+    let (call, _) = wire
+        .request(
+            "tools/call",
+            json!({"name": "get_weather", "arguments": {"city": "Oslo"}, "_meta": meta}),
+        )
+        .await;
+    assert_eq!(call["result"]["resultType"], "complete", "{call}");
+    assert!(call["result"]["content"].is_array(), "{call}");
+    // The era removed initialize, ping and logging/setLevel: with modern `_meta` they are unknown.
+    for method in ["initialize", "ping", "logging/setLevel"] {
+        let (reply, _) = wire.request(method, json!({"_meta": meta})).await;
+        assert_eq!(reply["error"]["code"], -32601, "{method}: {reply}");
+    }
+    // A version the server does not speak: -32022, listing the ones it does.
+    let (reply, _) = wire
+        .request("tools/list", json!({"_meta": modern_meta("v999.0.0")}))
+        .await;
+    assert_eq!(reply["error"]["code"], -32022, "{reply}");
+    assert_eq!(reply["error"]["data"]["requested"], "v999.0.0");
+    let supported = reply["error"]["data"]["supported"].as_array().unwrap();
+    assert!(supported.contains(&json!("2026-07-28")) && supported.contains(&json!("2025-11-25")));
+    // The legacy era still works on the same connection.
+    let (reply, _) = wire
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .await;
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
+    let (legacy, _) = wire.request("tools/list", json!({})).await;
+    assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
+}
+
+// The 2026-07-28 era on Streamable HTTP: no session; headers checked against the body in the
+// revision's order, with its HTTP statuses.
+#[tokio::test]
+async fn modern_requests_over_http_check_headers_and_use_the_revisions_statuses() {
+    let wire = Wire::start(Transport::Http, &[]).await;
+    let url = wire.url().to_string();
+    let post = reqwest::Method::POST;
+    let body = |method: &str, meta: Value| json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": {"_meta": meta}});
+    let modern = [
+        JSON_AND_SSE,
+        CONTENT_JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+    ];
+    let (status, text) = http_status(
+        &url,
+        post.clone(),
+        &modern,
+        Some(body("tools/list", modern_meta("2026-07-28"))),
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    let reply: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(reply["result"]["resultType"], "complete");
+    // No `_meta`: -32602 and 400, before any header is looked at.
+    let (status, text) = http_status(
+        &url,
+        post.clone(),
+        &[JSON_AND_SSE, CONTENT_JSON],
+        Some(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {}})),
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("-32602"), "{text}");
+    // MCP-Protocol-Version disagreeing with `_meta`, or Mcp-Method with the body: -32020 and 400.
+    let (status, text) = http_status(
+        &url,
+        post.clone(),
+        &modern,
+        Some(body("tools/list", modern_meta("v999.0.0"))),
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("-32020"), "{text}");
+    let (status, text) = http_status(
+        &url,
+        post.clone(),
+        &modern,
+        Some(body("server/discover", modern_meta("2026-07-28"))),
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("-32020"), "{text}");
+    // A method the era does not have: -32601 and 404.
+    let ping = [
+        JSON_AND_SSE,
+        CONTENT_JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "ping"),
+    ];
+    let (status, text) = http_status(
+        &url,
+        post,
+        &ping,
+        Some(body("ping", modern_meta("2026-07-28"))),
+    )
+    .await;
+    assert_eq!(status, 404, "{text}");
+    assert!(text.contains("-32601"), "{text}");
 }

@@ -172,24 +172,30 @@ fn python_session(transport: &str, mode: &str) {
         command
     };
 
-    // A good call, then an edit of the toolset file while connected.
+    // A good call, then (legacy era) an edit of the toolset file while connected. `auto`
+    // negotiates 2026-07-28, where changes are announced on `subscriptions/listen`, which mcpick
+    // does not serve yet (issue 18): that mode is not asked to wait for one.
     let touch = toolset.to_str().unwrap();
-    let flags = [
-        "--call",
-        "get_weather",
-        "--args",
-        r#"{"city": "Paris"}"#,
-        "--wait-list-changed",
-        "10",
-        "--touch",
-        touch,
-        "--touch-text",
-        NEW_TOOL,
-    ];
+    let modern = mode == "auto";
+    let mut flags = vec!["--call", "get_weather", "--args", r#"{"city": "Paris"}"#];
+    if !modern {
+        flags.extend([
+            "--wait-list-changed",
+            "10",
+            "--touch",
+            touch,
+            "--touch-text",
+            NEW_TOOL,
+        ]);
+    }
     let (code, events) = run_client(&mut client(&flags));
     assert_eq!(code, 0, "{transport}/{mode}: {events:#?}");
     let connected = event(&events, "connected");
-    assert_eq!(connected["protocol_version"], "2025-11-25");
+    let negotiated = if modern { "2026-07-28" } else { "2025-11-25" };
+    assert_eq!(
+        connected["protocol_version"], negotiated,
+        "{transport}/{mode}"
+    );
     let connect_ms = connected["connect_ms"].as_f64().unwrap();
     println!("python {transport}/{mode}: connected in {connect_ms:.1} ms");
     assert!(
@@ -203,16 +209,18 @@ fn python_session(transport: &str, mode: &str) {
         call["structuredContent"]["temperature"].is_number(),
         "{call:#?}"
     );
-    assert_eq!(event(&events, "list_changed")["received"], true);
-    let relisted = events
-        .iter()
-        .filter(|e| e["event"] == "tools")
-        .nth(1)
-        .expect("tools listed again");
-    assert!(
-        tool_names(relisted).contains(&"get_uv_index"),
-        "{relisted:#?}"
-    );
+    if !modern {
+        assert_eq!(event(&events, "list_changed")["received"], true);
+        let relisted = events
+            .iter()
+            .filter(|e| e["event"] == "tools")
+            .nth(1)
+            .expect("tools listed again");
+        assert!(
+            tool_names(relisted).contains(&"get_uv_index"),
+            "{relisted:#?}"
+        );
+    }
 
     // Arguments that fail the schema come back as an isError result the model can act on.
     let (code, events) = run_client(&mut client(&[
@@ -460,8 +468,14 @@ fn the_typescript_client_2_works_in_auto_and_legacy_mode() {
             let (code, events) = run_client(&mut command);
             assert_eq!(code, 0, "{mode}/{transport}: {events:#?}");
             let connected = event(&events, "connected");
+            // `auto` negotiates the 2026-07-28 era; `legacy` initializes a 2025-11-25 session.
+            let negotiated = if mode == "auto" {
+                "2026-07-28"
+            } else {
+                "2025-11-25"
+            };
             assert_eq!(
-                connected["protocol_version"], "2025-11-25",
+                connected["protocol_version"], negotiated,
                 "{mode}/{transport}"
             );
             assert!(

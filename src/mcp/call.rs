@@ -5,7 +5,7 @@
 
 use super::ServedTools;
 use super::fixtures;
-use super::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId, encode_error, encode_result};
+use super::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId, encode_error};
 use super::session::{Session, ToolCall};
 use crate::model::{Response, fill_template};
 use crate::registry::RegisteredTool;
@@ -57,17 +57,16 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
         return invalid(format!("Unknown tool: {name}"));
     };
     if let Some(message) = validation_message(tool, &arguments) {
-        return CallPlan::Ready(encode_result(id, &error_result(&message)));
+        return CallPlan::Ready(session.encode_result(id, &error_result(&message)));
     }
     let Value::Object(arguments) = arguments else {
         return invalid("Invalid params: \"arguments\" must be an object".into());
     };
     let (response, latency_ms) = tool.tool.behavior.respond(&arguments);
     if !tools.is_fixture(&name) && latency_ms == 0 {
-        return CallPlan::Ready(encode_result(
-            id,
-            &behavior_result(tool, response, &arguments),
-        ));
+        return CallPlan::Ready(
+            session.encode_result(id, &behavior_result(tool, response, &arguments)),
+        );
     }
     CallPlan::Later(PendingCall {
         tools,
@@ -88,7 +87,7 @@ pub async fn finish_call(call: ToolCall<'_>, pending: PendingCall) -> String {
     if tools.is_fixture(&name)
         && let Some(result) = fixtures::run(&name, &call, &arguments, progress_token.as_ref()).await
     {
-        return encode_result(call.id, &result);
+        return call.session.encode_result(call.id, &result);
     }
     let Some(tool) = tools.registry.get(&name) else {
         return encode_error(
@@ -103,7 +102,8 @@ pub async fn finish_call(call: ToolCall<'_>, pending: PendingCall) -> String {
         call.progress(token, 1.0, Some(2.0), None);
     }
     tokio::time::sleep(Duration::from_millis(latency_ms) - half).await;
-    encode_result(call.id, &behavior_result(tool, response, &arguments))
+    call.session
+        .encode_result(call.id, &behavior_result(tool, response, &arguments))
 }
 
 /// An actionable message listing what is wrong with the arguments, or `None` if they are valid.

@@ -6,28 +6,28 @@
 //! before any JSON is read, within the size and time bounds of `bounded_request`; sessions are
 //! capped at `MAX_SESSIONS`. The server takes an already-bound listener, so tests bind port 0.
 
-use super::http_guard::{accepts, guard, is_json_body};
+use super::http_guard::{accepts, guard, guard_host, is_json_body};
 use super::http_listener::serve_connections;
+use super::http_modern::handle_modern_post;
+use super::http_response::{json_response, plain, sse_response};
 use super::jsonrpc::{Message, encode_error};
+use super::modern::speaks_modern;
 use super::server::list_changed_notification;
 use super::session::{McpServer, Session};
 // The same bound as a stdio line, so one message size works on both transports.
 use super::stdio::MAX_LINE_BYTES;
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use futures_util::stream::{self, StreamExt};
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc};
-use tokio_stream::wrappers::UnboundedReceiverStream;
 
 /// Serves `/mcp` on `listener` until `shutdown` completes.
 pub async fn serve_http(
@@ -112,7 +112,7 @@ struct HttpSession {
     /// The open GET stream, if any: server notifications go there and nowhere else.
     get_stream: Arc<Mutex<Option<mpsc::UnboundedSender<String>>>>,
     /// Event ids, unique within the session across all of its streams.
-    next_event: AtomicU64,
+    next_event: Arc<AtomicU64>,
     notifier: tokio::task::AbortHandle,
     last_active: Mutex<Instant>,
 }
@@ -172,7 +172,7 @@ impl HttpState {
         let session = Arc::new(HttpSession {
             session: Session::new(Arc::clone(&self.server)),
             get_stream,
-            next_event: AtomicU64::new(1),
+            next_event: Arc::new(AtomicU64::new(1)),
             notifier: notifier.abort_handle(),
             last_active: Mutex::new(Instant::now()),
         });
@@ -233,7 +233,7 @@ async fn handle_post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Err((status, reason)) = guard(&headers) {
+    if let Err((status, reason)) = guard_host(&headers) {
         return plain(status, reason);
     }
     if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
@@ -260,6 +260,14 @@ async fn handle_post(
     };
     let is_initialize =
         matches!(&message, Message::Request { method, .. } if method == "initialize");
+    // Dual era: a request that declares a modern version in `_meta`, or any request on no session
+    // but `initialize`, speaks 2026-07-28.
+    if speaks_modern(&message) || (!is_initialize && !headers.contains_key("mcp-session-id")) {
+        return handle_modern_post(&state.server, &headers, message).await;
+    }
+    if let Err((status, reason)) = guard(&headers) {
+        return plain(status, reason);
+    }
     let (session_id, http_session) = if is_initialize {
         let (id, session) = state.new_session();
         (Some(id), session)
@@ -279,7 +287,7 @@ async fn handle_post(
         return StatusCode::ACCEPTED.into_response();
     }
     if wants_stream {
-        return sse_response(&http_session, replies);
+        return sse_response(Arc::clone(&http_session.next_event), replies);
     }
     let mut replies = replies;
     match replies.recv().await {
@@ -311,7 +319,7 @@ async fn handle_get(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> 
         .get_stream
         .lock()
         .unwrap_or_else(|p| p.into_inner()) = Some(sender);
-    sse_response(&http_session, receiver)
+    sse_response(Arc::clone(&http_session.next_event), receiver)
 }
 
 async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) -> Response {
@@ -328,53 +336,6 @@ async fn handle_delete(State(state): State<Arc<HttpState>>, headers: HeaderMap) 
         Some(_) => StatusCode::NO_CONTENT.into_response(),
         None => plain(StatusCode::NOT_FOUND, "Session not found"),
     }
-}
-
-/// An SSE response: a priming event (an id and empty data, so a client can resume), then each message.
-/// Framed here rather than with axum's `Sse`, which leaves out the empty `data:` line the priming
-/// event needs.
-fn sse_response(
-    http_session: &Arc<HttpSession>,
-    messages: mpsc::UnboundedReceiver<String>,
-) -> Response {
-    let session = Arc::clone(http_session);
-    let priming_id = session.next_event.fetch_add(1, Ordering::Relaxed);
-    let priming =
-        stream::once(
-            async move { Ok::<String, Infallible>(format!("id: {priming_id}\ndata: \n\n")) },
-        );
-    let events = UnboundedReceiverStream::new(messages).map(move |message| {
-        let id = session.next_event.fetch_add(1, Ordering::Relaxed);
-        // A JSON-RPC message is one line (serde_json never emits raw newlines), so one data line.
-        Ok::<String, Infallible>(format!("event: message\nid: {id}\ndata: {message}\n\n"))
-    });
-    let body = Body::from_stream(priming.chain(events));
-    (
-        StatusCode::OK,
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        body,
-    )
-        .into_response()
-}
-
-fn json_response(status: StatusCode, body: String, session_id: Option<String>) -> Response {
-    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
-    if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
-        response.headers_mut().insert("mcp-session-id", id);
-    }
-    response
-}
-
-fn plain(status: StatusCode, message: &'static str) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        message,
-    )
-        .into_response()
 }
 
 /// 128 random bits as hex: visible ASCII only, as the specification requires.

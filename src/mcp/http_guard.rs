@@ -20,8 +20,24 @@ const NOT_THIS_ORIGIN: Refusal = (
     "Forbidden: Origin is not this machine (DNS rebinding protection)",
 );
 
-/// The DNS-rebinding guard and the protocol-version check, for every method.
+/// The DNS-rebinding guard and the legacy era's protocol-version check, for every method on a
+/// session.
 pub fn guard(headers: &HeaderMap) -> Result<(), Refusal> {
+    guard_host(headers)?;
+    if let Some(version) = single(headers, "mcp-protocol-version")?
+        && !SUPPORTED_VERSIONS.contains(&version)
+    {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "Bad Request: unsupported MCP-Protocol-Version",
+        ));
+    }
+    Ok(())
+}
+
+/// The DNS-rebinding guard alone: what a modern request passes before its headers are checked
+/// against its body.
+pub fn guard_host(headers: &HeaderMap) -> Result<(), Refusal> {
     match single(headers, "host")? {
         Some(host) if is_local_authority(host) => {}
         _ => return Err(NOT_THIS_HOST),
@@ -30,14 +46,6 @@ pub fn guard(headers: &HeaderMap) -> Result<(), Refusal> {
         && !is_local_origin(origin)
     {
         return Err(NOT_THIS_ORIGIN);
-    }
-    if let Some(version) = single(headers, "mcp-protocol-version")?
-        && !SUPPORTED_VERSIONS.contains(&version)
-    {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Bad Request: unsupported MCP-Protocol-Version",
-        ));
     }
     Ok(())
 }

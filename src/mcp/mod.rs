@@ -2,8 +2,11 @@
 //! session state every connection shares or owns (`session`: `McpServer`, `Session`, `ToolCall`), the
 //! command layer (`server`: what each method does; `call`: tools/call; `served`: the tool snapshot
 //! and its listing), the conformance fixtures, the transports (`stdio`; `http`, with its
-//! header rules in `http_guard` and its accept loop in `http_listener`; `duplex`), and the client the
-//! runner and `import` use. Transports know nothing of methods; methods know nothing of transports.
+//! header rules in `http_guard`, its accept loop in `http_listener`, its responses in `http_response`
+//! and its 2026-07-28 requests in `http_modern`; `duplex`), and the client the
+//! runner and `import` use. Two eras are served: 2025-11-25 and earlier on sessions, and 2026-07-28's
+//! self-contained requests (`modern`). Transports know nothing of methods; methods know nothing of
+//! transports.
 
 mod call;
 pub mod client;
@@ -12,7 +15,10 @@ pub mod fixtures;
 pub mod http;
 mod http_guard;
 mod http_listener;
+mod http_modern;
+mod http_response;
 pub mod jsonrpc;
+pub mod modern;
 mod served;
 pub mod server;
 mod session;

@@ -6,7 +6,7 @@
 use super::call::{CallPlan, finish_call, plan_call};
 use super::jsonrpc::{
     ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND, Message, RequestId, encode_error,
-    encode_notification, encode_result, params_object,
+    encode_notification, params_object,
 };
 pub use super::session::ToolCall;
 pub use super::session::{LogLevel, McpServer, Outbox, ServerConfig, Session};
@@ -59,7 +59,7 @@ impl Session {
             )),
         };
         match outcome {
-            Ok(result) => encode_result(id, &result),
+            Ok(result) => self.encode_result(id, &result),
             Err(error) => encode_error(Some(id), &error),
         }
     }
@@ -93,7 +93,7 @@ impl Session {
     fn list_tools(&self, id: &RequestId, params: serde_json::Map<String, Value>) -> String {
         let tools = self.server.tools();
         match tools.list_page(params.get("cursor"), self.server.config.page_size) {
-            Ok(raw_result) => super::jsonrpc_raw_result(id, &raw_result),
+            Ok(raw_result) => self.encode_list_result(id, &raw_result),
             Err(message) => encode_error(Some(id), &ErrorObject::new(INVALID_PARAMS, message)),
         }
     }

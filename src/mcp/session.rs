@@ -5,7 +5,7 @@
 //! with the outbox its notifications go to. The method handlers (`server`), `tools/call` (`call`)
 //! and the conformance fixtures (`fixtures`) all build on these types; nothing here knows a method.
 
-use super::jsonrpc::{ErrorObject, RequestId, encode_notification};
+use super::jsonrpc::{ErrorObject, RequestId, encode_notification, encode_result};
 use super::served::ServedTools;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -14,6 +14,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
+
+/// Where a modern result names the server that answered it.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// How long a server-to-client request (sampling, elicitation) waits for the client's answer.
 const CLIENT_REPLY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -167,8 +170,11 @@ pub(super) struct SessionState {
     pub(super) protocol_version: Option<String>,
     /// Messages below this level are not sent; `None` until the client sets one (then all are sent).
     pub(super) log_level: Option<LogLevel>,
-    /// The capabilities the client declared at `initialize`.
+    /// The capabilities the client declared at `initialize` (or in a modern request's `_meta`).
     pub(super) client_capabilities: Value,
+    /// A session for one modern-era request: its results carry `resultType`, and it sends log
+    /// messages only at the level the request asked for.
+    pub(super) modern: bool,
 }
 
 pub type ClientReply = Result<Value, ErrorObject>;
@@ -194,6 +200,71 @@ impl Session {
         })
     }
 
+    /// The session of one modern-era request, set up from what its `_meta` declares.
+    pub fn for_request(
+        server: Arc<McpServer>,
+        version: String,
+        client_capabilities: Value,
+        log_level: Option<LogLevel>,
+    ) -> Arc<Session> {
+        let session = Session::new(server);
+        {
+            let mut state = session.lock_state();
+            state.initialized = true;
+            state.protocol_version = Some(version);
+            state.client_capabilities = client_capabilities;
+            state.log_level = log_level;
+            state.modern = true;
+        }
+        session
+    }
+
+    /// A success response in the session's era: a modern result also says it is complete
+    /// (`resultType`) and who answered (`_meta`).
+    pub fn encode_result(&self, id: &RequestId, result: &Value) -> String {
+        if !self.lock_state().modern {
+            return encode_result(id, result);
+        }
+        let mut result = result.clone();
+        if let Some(object) = result.as_object_mut() {
+            object.insert("resultType".into(), json!("complete"));
+            let meta = object.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(META_SERVER_INFO.into(), self.server_info());
+            }
+        }
+        encode_result(id, &result)
+    }
+
+    /// A list result already serialised (a JSON object), in the session's era: a modern one also
+    /// carries its caching hints — `ttlMs` 0 (a reload can change the list at any moment) and
+    /// `cacheScope` public (every client is served the same list).
+    pub fn encode_list_result(&self, id: &RequestId, raw_result: &str) -> String {
+        if !self.lock_state().modern {
+            return super::jsonrpc_raw_result(id, raw_result);
+        }
+        let marks = json!({
+            "resultType": "complete",
+            "ttlMs": 0,
+            "cacheScope": "public",
+            "_meta": { META_SERVER_INFO: self.server_info() },
+        })
+        .to_string();
+        // `{"resultType":…,"_meta":{…}` followed by the raw object's own members.
+        let members = raw_result.trim_start().strip_prefix('{').unwrap_or("}");
+        let joined = if members.trim_start().starts_with('}') {
+            marks
+        } else {
+            format!("{},{members}", &marks[..marks.len() - 1])
+        };
+        super::jsonrpc_raw_result(id, &joined)
+    }
+
+    fn server_info(&self) -> Value {
+        let config = &self.server.config;
+        json!({ "name": config.name, "version": config.version })
+    }
+
     /// The protocol version agreed at `initialize`, if it happened.
     pub fn protocol_version(&self) -> Option<String> {
         self.lock_state().protocol_version.clone()
@@ -215,6 +286,15 @@ impl Session {
         method: &str,
         params: Value,
     ) -> ClientReply {
+        if self.lock_state().modern {
+            // 2026-07-28 asks for input through `input_required` results, not server requests.
+            return Err(ErrorObject::new(
+                super::jsonrpc::INTERNAL_ERROR,
+                format!(
+                    "{method}: asking a 2026-07-28 client for input (an input_required result) is not implemented yet"
+                ),
+            ));
+        }
         // String ids in their own namespace, so they can never collide with the client's.
         let id = RequestId::String(format!(
             "mcpick-{}",
@@ -242,8 +322,11 @@ impl Session {
 
     /// Sends `notifications/message` if the level passes the session's filter.
     pub fn log(&self, outbox: &Outbox, level: LogLevel, logger: &str, data: Value) {
-        let minimum = self.lock_state().log_level;
-        if minimum.is_some_and(|min| level < min) {
+        let state = self.lock_state();
+        let (minimum, modern) = (state.log_level, state.modern);
+        drop(state);
+        // A modern request that names no level asked for no log messages.
+        if minimum.is_some_and(|min| level < min) || (modern && minimum.is_none()) {
             return;
         }
         let params = json!({ "level": level.as_str(), "logger": logger, "data": data });

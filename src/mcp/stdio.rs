@@ -120,6 +120,10 @@ fn handle_line(line: &[u8], session: &Arc<Session>, outbox: &Outbox) {
         return;
     }
     match Message::parse(text) {
+        // Dual era: a modern request is answered on its own, whatever the connection's session.
+        Ok(message) if super::modern::speaks_modern(&message) => {
+            super::modern::dispatch_modern(&session.server, message, outbox)
+        }
         Ok(message) => session.dispatch(message, outbox),
         Err(rejection) => {
             tracing::debug!("rejected input: {}", rejection.error.message);
