@@ -21,7 +21,7 @@
 //! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
 //! | [`load`] | reading files (`toolset/`, `suite/`, `variant`, `workspace/`), cross-checking them, diagnostics with file, line and column |
-//! | [`mcp`] | the MCP protocol: JSON-RPC frames, session state, the server's methods, stdio / HTTP / in-memory transports, the client |
+//! | [`mcp`] | the MCP protocol: JSON-RPC frames, session state, the server's methods in both eras (2025-11-25 sessions, 2026-07-28 self-contained requests), stdio / HTTP / in-memory transports, the client |
 //! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`, which alone is given the answers); their settings (`BackendOptions`); provider tool-name mapping |
 //! | [`score`] | pure scoring: the outcome taxonomy, argument matching, BFCL's own checker (`bfcl/`), tallies with Wilson intervals |
 //! | [`gold_arguments`] | arguments that satisfy an expected call: what the oracle sends and what importers check answers with |
