@@ -10,6 +10,7 @@
 use super::jsonrpc::{
     ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND, Message, RequestId, encode_error,
 };
+use super::server::{SUPPORTED_VERSIONS, name_excerpt};
 use super::session::{LogLevel, McpServer, Outbox, Session};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -99,15 +100,23 @@ pub fn request_meta(params: Option<&Value>) -> Result<RequestMeta, ErrorObject> 
     })
 }
 
+/// Every version this server speaks, newest first: the modern era's, then the sessions'.
+fn supported_versions() -> Vec<&'static str> {
+    MODERN_VERSIONS
+        .iter()
+        .chain(&SUPPORTED_VERSIONS)
+        .copied()
+        .collect()
+}
+
 /// `UnsupportedProtocolVersion`, listing every version this server speaks, legacy ones included.
 pub fn unsupported_version(requested: &str) -> ErrorObject {
-    let mut supported: Vec<&str> = MODERN_VERSIONS.to_vec();
-    supported.extend(super::server::SUPPORTED_VERSIONS);
+    let supported = supported_versions();
     ErrorObject {
         code: UNSUPPORTED_PROTOCOL_VERSION,
         message: format!(
             "Unsupported protocol version {}: this server speaks {}",
-            excerpt(requested),
+            name_excerpt(requested),
             supported.join(", ")
         ),
         data: Some(json!({ "supported": supported, "requested": requested })),
@@ -148,12 +157,10 @@ pub fn dispatch_modern(server: &Arc<McpServer>, message: Message, outbox: &Outbo
 
 /// What `server/discover` says: the versions spoken, the capabilities, who the server is.
 fn discover_result(server: &McpServer) -> Value {
-    let mut supported: Vec<&str> = MODERN_VERSIONS.to_vec();
-    supported.extend(super::server::SUPPORTED_VERSIONS);
     // `listChanged` is not offered: this era announces changes on `subscriptions/listen`, which
     // this server does not serve yet. Who the server is goes in `_meta` (`encode_result`).
     let mut result = json!({
-        "supportedVersions": supported,
+        "supportedVersions": supported_versions(),
         "capabilities": { "tools": {}, "logging": {} },
         "ttlMs": 0,
         "cacheScope": "public",
@@ -171,17 +178,9 @@ fn method_not_found(id: &RequestId, method: &str) -> String {
         Some(id),
         &ErrorObject::new(
             METHOD_NOT_FOUND,
-            format!("Method not found: {}", excerpt(method)),
+            format!("Method not found: {}", name_excerpt(method)),
         ),
     )
-}
-
-/// A client's string as an error repeats it: the first 100 characters.
-fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(100) {
-        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
-        None => text.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -162,7 +162,7 @@ pub fn list_changed_notification() -> String {
 
 /// A client's method name as an error repeats it: the first 100 characters, so a 50 MB name is not
 /// echoed back whole.
-fn name_excerpt(name: &str) -> String {
+pub(super) fn name_excerpt(name: &str) -> String {
     match name.char_indices().nth(100) {
         Some((cut, _)) => format!("{}… ({} bytes)", &name[..cut], name.len()),
         None => name.to_string(),

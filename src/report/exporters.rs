@@ -4,13 +4,11 @@
 //! `summary.json`. Exporters compute nothing of their own and never touch the disk; `rebuild`
 //! writes what they return, each file replaced whole.
 
-use super::html_page;
-use super::summary::{experiments_json, summary_table};
+use super::summary::experiments_json;
+use super::{Table, html_page};
 use crate::analysis::RunAnalysis;
-use crate::analysis::summary::SummaryCell;
 use crate::analysis::trials::parquet_bytes;
 use crate::record::StoredTrial;
-use std::collections::BTreeMap;
 use std::io;
 
 /// A run as every exporter sees it.
@@ -22,8 +20,9 @@ pub struct RunReport<'a> {
     pub unreadable: usize,
     /// `manifest.json` as it is on disk (empty when there is none).
     pub manifest_text: &'a str,
-    /// The summary's cells (each backend on each suite).
-    pub cells: &'a BTreeMap<(String, String), SummaryCell>,
+    /// The summary's cells (each backend on each suite) as a table, and as JSON.
+    pub summary: Table,
+    pub summary_json: serde_json::Value,
     /// What the terminal shows and `summary.md` holds below its heading: the table, the notes on
     /// unreadable lines and later-turn fixes, and the experiment sections.
     pub summary_text: String,
@@ -153,7 +152,7 @@ impl Exporter for HtmlExporter {
         };
         let page = html_page(
             &report.title,
-            summary_table(report.cells).0,
+            report.summary.clone(),
             analysis,
             report.trials,
             report.manifest_text.to_string(),
@@ -195,7 +194,7 @@ impl Exporter for JsonExporter {
             Err(_) => serde_json::Value::Null,
         };
         let summary = serde_json::json!({
-            "cells": summary_table(report.cells).1,
+            "cells": report.summary_json,
             "unreadable_lines": report.unreadable,
             "experiments": experiments,
         });

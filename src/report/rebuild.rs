@@ -23,10 +23,10 @@ use std::path::Path;
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     let stored = read_trials(folder)?;
     let manifest = StoredManifest::read(folder).unwrap_or_default();
-    let cells = summary_cells(&stored.trials);
     let findings = toolset_findings(&stored.trials);
     let analysis = analyse(&stored.trials, manifest.named_arms(), &findings);
-    let mut text = markdown_table(&summary_table(&cells).0);
+    let (summary, summary_json) = summary_table(&summary_cells(&stored.trials));
+    let mut text = markdown_table(&summary);
     if stored.unreadable > 0 {
         text.push_str(&format!(
             "\n{} line(s) of trials.jsonl could not be read and are not counted.\n",
@@ -57,7 +57,8 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         trials: &stored.trials,
         unreadable: stored.unreadable,
         manifest_text: &manifest.text,
-        cells: &cells,
+        summary,
+        summary_json,
         summary_text: text,
         analysis,
     };

@@ -5,6 +5,8 @@
 use super::escape;
 use std::fmt::Write as _;
 
+/// A captioned table, the one shape every summary and experiment table takes (Markdown and HTML).
+#[derive(Debug, Clone)]
 pub struct Table {
     pub caption: String,
     pub header: Vec<String>,
