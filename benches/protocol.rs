@@ -3,6 +3,10 @@
 //! - `dispatch`: one tools/call as bytes → decode → route → argument validation → behaviour →
 //!   encoded answer, small and large arguments; mcpick's session called directly, mcpick over an
 //!   in-memory duplex pipe, and an `rmcp` server over the same pipe.
+//! - `trial_session`: what a trial pays for its session — open a pipe and a server session, list
+//!   the tools, make one call — in the 2025-11-25 era (`initialize` first) and in 2026-07-28's
+//!   (no handshake, `_meta` on each request), for mcpick and rmcp alike. The `dispatch` group also
+//!   times a single modern call on each.
 //! - `validation`: every shipped tool's compiled validator on a valid and an invalid instance, and
 //!   compiling per call, so the gain of compiling once is visible.
 //! - `tools_list`: a tools/list answer at N = 10 … 10,000 tools, whole and paged.
@@ -24,7 +28,8 @@ use mcpick::registry::{ToolRegistry, compile_object_schema, example_instance};
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use side_by_side::{
-    LARGE_ANSWER, LineClient, Ratio, RmcpPeer, SMALL_ANSWER, large_call, small_call,
+    LARGE_ANSWER, LIST_ANSWER, LineClient, Ratio, RmcpPeer, SMALL_ANSWER, large_call, list_tools,
+    modern, small_call,
 };
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -42,6 +47,7 @@ fn main() {
         .output_directory(&side_by_side::criterion_dir())
         .configure_from_args();
     dispatch(&mut criterion);
+    trial_session(&mut criterion);
     validation(&mut criterion);
     tools_list(&mut criterion);
     registry(&mut criterion);
@@ -75,6 +81,44 @@ fn main() {
                 "large arguments, both over the duplex pipe",
                 "mcpick duplex",
                 "large",
+            ),
+            Ratio {
+                label: "small arguments, 2026-07-28 (`_meta`, no session), both over the pipe",
+                group: "dispatch",
+                ours: "mcpick duplex modern",
+                theirs: "rmcp duplex modern",
+                value: "small",
+            },
+            Ratio {
+                label: "large arguments, 2026-07-28, both over the pipe",
+                group: "dispatch",
+                ours: "mcpick duplex modern",
+                theirs: "rmcp duplex modern",
+                value: "large",
+            },
+        ],
+    );
+    let era = |label, ours, theirs| Ratio {
+        label,
+        group: "trial_session",
+        ours,
+        theirs,
+        value: "open, list, call",
+    };
+    side_by_side::print_ratios(
+        "trial_session: a trial's session (open, tools/list, one call), per era",
+        &[
+            era("2025-11-25, mcpick vs rmcp", "mcpick 2025-11-25", "rmcp 2025-11-25"),
+            era("2026-07-28, mcpick vs rmcp", "mcpick 2026-07-28", "rmcp 2026-07-28"),
+            era(
+                "mcpick, 2026-07-28 vs 2025-11-25 (what no handshake buys)",
+                "mcpick 2026-07-28",
+                "mcpick 2025-11-25",
+            ),
+            era(
+                "rmcp, 2026-07-28 vs 2025-11-25",
+                "rmcp 2026-07-28",
+                "rmcp 2025-11-25",
             ),
         ],
     );
@@ -153,16 +197,22 @@ type DuplexClient = LineClient<
     tokio::io::WriteHalf<tokio::io::DuplexStream>,
 >;
 
-/// A line client on an in-memory pipe whose other end `serve` is given (inside `runtime`).
+/// A line client on an in-memory pipe whose other end `serve` is given (inside `runtime`): after
+/// the `initialize` handshake (`legacy`), or none (2026-07-28).
 fn duplex_client(
     runtime: &tokio::runtime::Runtime,
+    legacy: bool,
     serve: impl FnOnce(tokio::io::DuplexStream),
 ) -> DuplexClient {
     runtime.block_on(async {
         let (client_end, server_end) = tokio::io::duplex(256 * 1024);
         serve(server_end);
         let (read, write) = tokio::io::split(client_end);
-        LineClient::connect(read, write).await.expect("handshake")
+        if legacy {
+            LineClient::connect(read, write).await.expect("handshake")
+        } else {
+            LineClient::stateless(read, write)
+        }
     })
 }
 
@@ -172,20 +222,24 @@ fn dispatch(c: &mut Criterion) {
     let server = serve(load_tools(side_by_side::toolset_path()), None);
     let runtime = current_thread_runtime();
     let mut direct = DirectSession::open(Arc::clone(&server));
-    let mut ours = duplex_client(&runtime, |end| {
+    let mcpick_on = |end: tokio::io::DuplexStream| {
         let (read, write) = tokio::io::split(end);
         tokio::spawn(mcpick::mcp::stdio::serve_stream(
             Arc::clone(&server),
             read,
             write,
         ));
-    });
-    let mut theirs = duplex_client(&runtime, |end| {
+    };
+    let rmcp_on = |end: tokio::io::DuplexStream| {
         tokio::spawn(async move {
             let running = RmcpPeer::default().serve(end).await.expect("rmcp serves");
             let _ = running.waiting().await;
         });
-    });
+    };
+    let mut ours = duplex_client(&runtime, true, mcpick_on);
+    let mut theirs = duplex_client(&runtime, true, rmcp_on);
+    let mut ours_modern = duplex_client(&runtime, false, mcpick_on);
+    let mut theirs_modern = duplex_client(&runtime, false, rmcp_on);
     for (size, request, expected) in [
         ("small", small_call(1), SMALL_ANSWER),
         ("large", large_call(1), LARGE_ANSWER),
@@ -195,7 +249,13 @@ fn dispatch(c: &mut Criterion) {
             side_by_side::check(direct.answer(request).as_bytes(), expected).unwrap();
             b.iter(|| direct.answer(black_box(request)))
         });
-        for (name, client) in [("mcpick duplex", &mut ours), ("rmcp duplex", &mut theirs)] {
+        let modern_request = modern(std::str::from_utf8(request).unwrap_or_default());
+        for (name, client, request) in [
+            ("mcpick duplex", &mut ours, request),
+            ("rmcp duplex", &mut theirs, request),
+            ("mcpick duplex modern", &mut ours_modern, modern_request.as_bytes()),
+            ("rmcp duplex modern", &mut theirs_modern, modern_request.as_bytes()),
+        ] {
             group.bench_function(BenchmarkId::new(name, size), |b| {
                 b.iter_custom(|iterations| {
                     runtime.block_on(async {
@@ -208,6 +268,75 @@ fn dispatch(c: &mut Criterion) {
                 })
             });
         }
+    }
+    group.finish();
+}
+
+/// Which server a trial session is opened on.
+#[derive(Clone, Copy)]
+enum Peer {
+    Mcpick,
+    Rmcp,
+}
+
+/// Opens a session on a fresh pipe, lists the tools and makes one call, in the era `legacy` says.
+async fn one_trial_session(server: &Arc<McpServer>, peer: Peer, legacy: bool) {
+    let (client_end, server_end) = tokio::io::duplex(256 * 1024);
+    match peer {
+        Peer::Mcpick => {
+            let (read, write) = tokio::io::split(server_end);
+            tokio::spawn(mcpick::mcp::stdio::serve_stream(
+                Arc::clone(server),
+                read,
+                write,
+            ));
+        }
+        Peer::Rmcp => {
+            tokio::spawn(async move {
+                if let Ok(running) = RmcpPeer::default().serve(server_end).await {
+                    let _ = running.waiting().await;
+                }
+            });
+        }
+    }
+    let (read, write) = tokio::io::split(client_end);
+    let (list, call) = (list_tools(1), small_call(2));
+    let mut client = if legacy {
+        LineClient::connect(read, write).await.expect("handshake")
+    } else {
+        LineClient::stateless(read, write)
+    };
+    let (list, call) = if legacy {
+        (list, call)
+    } else {
+        (modern(&list), modern(&call))
+    };
+    client.round_trip(list.as_bytes(), LIST_ANSWER).await.unwrap();
+    client.round_trip(call.as_bytes(), SMALL_ANSWER).await.unwrap();
+}
+
+fn trial_session(c: &mut Criterion) {
+    let mut group = c.benchmark_group("trial_session");
+    group.throughput(Throughput::Elements(1));
+    let server = serve(load_tools(side_by_side::toolset_path()), None);
+    let runtime = current_thread_runtime();
+    for (name, peer, legacy) in [
+        ("mcpick 2025-11-25", Peer::Mcpick, true),
+        ("mcpick 2026-07-28", Peer::Mcpick, false),
+        ("rmcp 2025-11-25", Peer::Rmcp, true),
+        ("rmcp 2026-07-28", Peer::Rmcp, false),
+    ] {
+        group.bench_function(BenchmarkId::new(name, "open, list, call"), |b| {
+            b.iter_custom(|iterations| {
+                runtime.block_on(async {
+                    let started = Instant::now();
+                    for _ in 0..iterations {
+                        one_trial_session(&server, peer, legacy).await;
+                    }
+                    started.elapsed()
+                })
+            })
+        });
     }
     group.finish();
 }

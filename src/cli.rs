@@ -149,6 +149,18 @@ pub struct ImportOptions {
     /// The toolset's name [default: the output file's name].
     #[arg(long)]
     pub name: Option<String>,
+    /// Which era of MCP to speak: probe 2026-07-28 with server/discover and fall back to the
+    /// initialize handshake (auto), 2026-07-28 only (modern), or the handshake only (legacy).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub era: EraChoice,
+}
+
+/// `import --era`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EraChoice {
+    Auto,
+    Modern,
+    Legacy,
 }
 
 #[derive(Debug, Clone, clap::Args)]

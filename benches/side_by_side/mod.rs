@@ -22,6 +22,25 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"mcpick-bench","version":"0"}}}"#;
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
+/// What every 2026-07-28 request carries in `params` instead of a session.
+const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// `request` in the 2026-07-28 era: its params with the per-request `_meta`.
+pub fn modern(request: &str) -> String {
+    if request.contains(r#""params":{"#) {
+        request.replacen(r#""params":{"#, &format!(r#""params":{{{MODERN_META},"#), 1)
+    } else {
+        request.replacen(r#""method":"#, &format!(r#""params":{{{MODERN_META}}},"method":"#), 1)
+    }
+}
+
+/// A tools/list request.
+pub fn list_tools(id: u64) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#)
+}
+/// Text every answer to `list_tools` contains.
+pub const LIST_ANSWER: &str = "file_expense_report";
+
 /// A tools/call with a one-string argument object.
 pub fn small_call(id: u64) -> String {
     format!(
@@ -182,6 +201,15 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineClient<R, W> {
         check(answer, "\"protocolVersion\"")?;
         client.send(INITIALIZED.as_bytes()).await?;
         Ok(client)
+    }
+
+    /// Connects without a handshake, as a 2026-07-28 client does.
+    pub fn stateless(reader: R, writer: W) -> Self {
+        LineClient {
+            reader: BufReader::with_capacity(64 * 1024, reader),
+            writer,
+            line: Vec::with_capacity(4096),
+        }
     }
 
     /// Writes one message (without its newline) and flushes.

@@ -5,9 +5,9 @@
 //! error response that says to edit the file.
 
 use super::Outcome;
-use crate::cli::ImportOptions;
+use crate::cli::{EraChoice, ImportOptions};
 use crate::load::Workspace;
-use crate::mcp::client::McpClient;
+use crate::mcp::client::{McpClient, Negotiation};
 use crate::registry::{compile_schema, example_instance};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -16,6 +16,11 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let negotiation = match options.era {
+        EraChoice::Auto => Negotiation::Auto,
+        EraChoice::Modern => Negotiation::Modern,
+        EraChoice::Legacy => Negotiation::Legacy,
+    };
     let snapshot = runtime.block_on(async {
         let client = match (&options.stdio, &options.url) {
             (Some(command), None) => {
@@ -23,9 +28,9 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
                 let Some((program, args)) = words.split_first() else {
                     return Err("--stdio needs a command".to_string());
                 };
-                McpClient::spawn_stdio(program, args).await
+                McpClient::spawn_stdio_with(program, args, negotiation).await
             }
-            (None, Some(url)) => McpClient::connect_http(url).await,
+            (None, Some(url)) => McpClient::connect_http_with(url, negotiation).await,
             _ => return Err("give exactly one of --stdio \"CMD ARGS\" or --url URL".to_string()),
         }
         .map_err(|e| format!("cannot connect: {e}"))?;
@@ -33,9 +38,10 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
             .list_tools()
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;
-        Ok((client.server_info.clone(), tools))
+        let server = client.server_name().unwrap_or("an MCP server").to_string();
+        Ok((server, client.protocol_version.clone(), tools))
     });
-    let (server_info, tools) = match snapshot {
+    let (server_name, protocol_version, tools) = match snapshot {
         Ok(snapshot) => snapshot,
         Err(message) => {
             writeln!(out, "mcpick import: {message}")?;
@@ -55,9 +61,6 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
         .clone()
         .or(options.url.clone())
         .unwrap_or_default();
-    let server_name = server_info["serverInfo"]["name"]
-        .as_str()
-        .unwrap_or("an MCP server");
     let mut notes = Vec::new();
     let tools: Vec<Value> = tools
         .into_iter()
@@ -67,6 +70,7 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
         "format": 1,
         "name": name,
         "description": format!("Imported from {server_name} ({source}) by mcpick import"),
+        "imported": { "from": source, "server": server_name, "protocolVersion": protocol_version },
         "tools": tools,
     });
     if let Some(parent) = options
@@ -82,7 +86,7 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
     )?;
     writeln!(
         out,
-        "wrote {} tools from {server_name} to {}",
+        "wrote {} tools from {server_name} (MCP {protocol_version}) to {}",
         tools.len(),
         options.output.display()
     )?;

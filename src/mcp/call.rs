@@ -5,6 +5,7 @@
 
 use super::ServedTools;
 use super::fixtures;
+use super::input_required::RoundInput;
 use super::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId, encode_error};
 use super::session::{Session, ToolCall};
 use crate::model::{Response, fill_template};
@@ -29,6 +30,8 @@ pub struct PendingCall {
     name: String,
     arguments: Map<String, Value>,
     progress_token: Option<Value>,
+    /// What a 2026-07-28 retry brings back (`inputResponses`, `requestState`).
+    input: RoundInput,
 }
 
 /// Checks a tools/call request and answers it if no waiting is needed.
@@ -52,6 +55,7 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
         .get("_meta")
         .and_then(|m| m.get("progressToken"))
         .cloned();
+    let input = RoundInput::take(&mut params);
     let tools = session.server.tools();
     let Some(tool) = tools.registry.get(&name) else {
         return invalid(format!("Unknown tool: {name}"));
@@ -73,6 +77,7 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
         name,
         arguments,
         progress_token,
+        input,
     })
 }
 
@@ -83,11 +88,16 @@ pub async fn finish_call(call: ToolCall<'_>, pending: PendingCall) -> String {
         name,
         arguments,
         progress_token,
+        input,
     } = pending;
     if tools.is_fixture(&name)
-        && let Some(result) = fixtures::run(&name, &call, &arguments, progress_token.as_ref()).await
+        && let Some(outcome) =
+            fixtures::run(&name, &call, &arguments, progress_token.as_ref(), &input).await
     {
-        return call.session.encode_result(call.id, &result);
+        return match outcome {
+            Ok(result) => call.session.encode_result(call.id, &result),
+            Err(error) => encode_error(Some(call.id), &error),
+        };
     }
     let Some(tool) = tools.registry.get(&name) else {
         return encode_error(

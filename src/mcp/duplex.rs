@@ -1,7 +1,7 @@
 //! The in-memory transport for in-process runs: a `tokio::io::duplex` pipe with the stdio transport's
 //! newline-delimited JSON on both ends, so the runner's calls take the same path as an outside client's.
 
-use super::client::{ClientError, McpClient};
+use super::client::{ClientError, McpClient, Negotiation};
 use super::server::McpServer;
 use super::stdio::serve_stream;
 use std::sync::Arc;
@@ -9,8 +9,9 @@ use std::sync::Arc;
 /// Bytes buffered in each direction of the pipe.
 const PIPE_BYTES: usize = 256 * 1024;
 
-/// Starts a session of `server` on an in-memory pipe and returns a client connected to it (already
-/// initialized). The session ends when the client is dropped.
+/// Starts a session of `server` on an in-memory pipe and returns a client connected to it. The
+/// client speaks 2026-07-28, which this server does: no handshake, no probe, so a trial's first
+/// message is its `tools/list`. The session ends when the client is dropped.
 pub async fn connect_in_memory(server: Arc<McpServer>) -> Result<McpClient, ClientError> {
     let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
     let (server_read, server_write) = tokio::io::split(server_end);
@@ -20,7 +21,7 @@ pub async fn connect_in_memory(server: Arc<McpServer>) -> Result<McpClient, Clie
         }
     });
     let (client_read, client_write) = tokio::io::split(client_end);
-    McpClient::connect_lines(client_read, client_write).await
+    McpClient::connect_lines_with(client_read, client_write, Negotiation::Modern).await
 }
 
 #[cfg(test)]
@@ -39,6 +40,11 @@ mod tests {
             connect_in_memory(Arc::clone(&server)).await.unwrap(),
             connect_in_memory(Arc::clone(&server)).await.unwrap(),
         ];
+        // No handshake: a first request makes sure both sessions are being served.
+        for client in &clients {
+            client.list_tools().await.unwrap();
+            assert_eq!(client.protocol_version, "2026-07-28");
+        }
         assert_eq!(server.open_sessions(), 2);
         drop(clients);
         // A run opens one session per trial: each must end with its trial, not with the run.

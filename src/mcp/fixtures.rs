@@ -1,9 +1,12 @@
 //! The tools the official MCP conformance suite (`@modelcontextprotocol/conformance`) calls by name,
 //! served beside a toolset's own tools only with `serve --conformance-fixtures`. Each answers exactly
 //! what the suite's scenario checks: content of every block type, an `isError` result, three progress
-//! notifications before the response, three log messages, sampling and elicitation requests sent to the
-//! client mid-call, and a tool whose input schema uses JSON Schema 2020-12 keywords verbatim.
+//! notifications before the response, three log messages, a tool whose input schema uses JSON
+//! Schema 2020-12 keywords verbatim, one with an `x-mcp-header` parameter, and one that announces a
+//! tool-list change. The fixtures that ask the client for input live in `fixtures_input`.
 
+use super::fixtures_input;
+use super::input_required::{Interim, RoundInput};
 use super::session::{LogLevel, ToolCall};
 use crate::model::{Behavior, Tool};
 use serde_json::{Map, Value, json};
@@ -53,27 +56,25 @@ pub fn tools() -> Vec<Tool> {
             "Reports progress 0, 50 and 100 of 100 while it runs (conformance fixture).",
         ),
         (
-            "test_elicitation_sep1034_defaults",
-            "Asks the user for fields that have defaults (conformance fixture).",
+            "test_logging_tool",
+            "Sends three log messages while it runs (conformance fixture).",
         ),
         (
-            "test_elicitation_sep1330_enums",
-            "Asks the user to pick from every enum style (conformance fixture).",
+            "test_trigger_tool_change",
+            "Announces that the tool list changed (conformance fixture).",
         ),
     ]
     .into_iter()
     .map(|(name, description)| fixture(name, description, no_arguments.clone()))
     .collect();
     tools.push(fixture(
-        "test_sampling",
-        "Asks the client's model to complete a prompt (conformance fixture).",
-        json!({ "type": "object", "properties": { "prompt": { "type": "string", "description": "The prompt to send" } }, "required": ["prompt"] }),
+        "test_custom_header",
+        "Echoes a region that also travels as the Mcp-Param-Region header (conformance fixture).",
+        json!({ "type": "object", "properties": {
+            "region": { "type": "string", "description": "A region name", "x-mcp-header": "Region" }
+        }, "required": ["region"] }),
     ));
-    tools.push(fixture(
-        "test_elicitation",
-        "Asks the user for a username and an email address (conformance fixture).",
-        json!({ "type": "object", "properties": { "message": { "type": "string", "description": "What to ask the user" } }, "required": ["message"] }),
-    ));
+    tools.extend(fixtures_input::tools());
     tools.push(fixture(
         "json_schema_2020_12_tool",
         "Tool with JSON Schema 2020-12 features (conformance fixture).",
@@ -82,7 +83,7 @@ pub fn tools() -> Vec<Tool> {
     tools
 }
 
-fn fixture(name: &str, description: &str, input_schema: Value) -> Tool {
+pub(super) fn fixture(name: &str, description: &str, input_schema: Value) -> Tool {
     Tool {
         name: name.to_string(),
         title: None,
@@ -135,8 +136,9 @@ pub async fn run(
     call: &ToolCall<'_>,
     arguments: &Map<String, Value>,
     progress: Option<&Value>,
-) -> Option<Value> {
-    Some(match name {
+    input: &RoundInput,
+) -> Option<Interim> {
+    Some(Ok(match name {
         "test_simple_text" => text("This is a simple text response for testing."),
         "test_image_content" => {
             json!({ "content": [{ "type": "image", "data": PNG_BASE64, "mimeType": "image/png" }] })
@@ -154,7 +156,7 @@ pub async fn run(
                 "uri": "test://mixed-content-resource", "mimeType": "application/json", "text": "{\"test\":\"data\",\"value\":123}"
             } }
         ] }),
-        "test_tool_with_logging" => {
+        "test_tool_with_logging" | "test_logging_tool" => {
             for (i, message) in [
                 "Tool execution started",
                 "Tool processing data",
@@ -191,129 +193,17 @@ pub async fn run(
             }
             text(&progress.map_or_else(|| "no progress token".to_string(), |t| t.to_string()))
         }
-        "test_sampling" => {
-            let prompt = arguments
-                .get("prompt")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let params = json!({
-                "messages": [{ "role": "user", "content": { "type": "text", "text": prompt } }],
-                "maxTokens": 100
-            });
-            if !call.session.client_declared("sampling") {
-                return Some(client_refused(
-                    "sampling",
-                    "the client did not declare the sampling capability",
-                ));
-            }
-            match call
-                .session
-                .request_client(call.outbox, "sampling/createMessage", params)
-                .await
-            {
-                Ok(reply) => {
-                    let answer = reply
-                        .get("content")
-                        .and_then(|c| c.get("text"))
-                        .and_then(Value::as_str)
-                        .unwrap_or("");
-                    text(&format!("LLM response: {answer}"))
-                }
-                Err(e) => client_refused("sampling", &e.message),
-            }
+        "test_trigger_tool_change" => {
+            call.session.server.announce_tools_changed();
+            text("The tool list change was announced")
         }
-        "test_elicitation" => {
-            let message = arguments
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("Please provide your information");
-            let schema = json!({
-                "type": "object",
-                "properties": {
-                    "username": { "type": "string", "description": "User's response" },
-                    "email": { "type": "string", "description": "User's email address" }
-                },
-                "required": ["username", "email"]
-            });
-            elicit(call, message, schema).await
-        }
-        "test_elicitation_sep1034_defaults" => {
-            let schema = json!({
-                "type": "object",
-                "properties": {
-                    "name": { "type": "string", "description": "User name", "default": "John Doe" },
-                    "age": { "type": "integer", "description": "User age", "default": 30 },
-                    "score": { "type": "number", "description": "User score", "default": 95.5 },
-                    "status": { "type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active" },
-                    "verified": { "type": "boolean", "description": "Verification status", "default": true }
-                }
-            });
-            elicit(
-                call,
-                "Please review and update the form fields with defaults",
-                schema,
-            )
-            .await
-        }
-        "test_elicitation_sep1330_enums" => {
-            let schema = json!({
-                "type": "object",
-                "properties": {
-                    "untitledSingle": { "type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"] },
-                    "titledSingle": { "type": "string", "description": "Select one option with titles", "oneOf": [
-                        { "const": "value1", "title": "First Option" },
-                        { "const": "value2", "title": "Second Option" },
-                        { "const": "value3", "title": "Third Option" }
-                    ] },
-                    "legacyEnum": { "type": "string", "description": "Select one option (legacy)", "enum": ["opt1", "opt2", "opt3"],
-                        "enumNames": ["Option One", "Option Two", "Option Three"] },
-                    "untitledMulti": { "type": "array", "description": "Select multiple options", "minItems": 1, "maxItems": 3,
-                        "items": { "type": "string", "enum": ["option1", "option2", "option3"] } },
-                    "titledMulti": { "type": "array", "description": "Select multiple options with titles", "minItems": 1, "maxItems": 3,
-                        "items": { "anyOf": [
-                            { "const": "value1", "title": "First Choice" },
-                            { "const": "value2", "title": "Second Choice" },
-                            { "const": "value3", "title": "Third Choice" }
-                        ] } }
-                },
-                "required": []
-            });
-            elicit(call, "Please select options from the enum fields", schema).await
-        }
+        "test_custom_header" => text(&format!(
+            "Region: {}",
+            arguments.get("region").and_then(Value::as_str).unwrap_or("")
+        )),
         "json_schema_2020_12_tool" => {
             text(&format!("Received: {}", Value::Object(arguments.clone())))
         }
-        _ => return None,
-    })
-}
-
-async fn elicit(call: &ToolCall<'_>, message: &str, requested_schema: Value) -> Value {
-    if !call.session.client_declared("elicitation") {
-        return client_refused(
-            "elicitation",
-            "the client did not declare the elicitation capability",
-        );
-    }
-    let params = json!({ "mode": "form", "message": message, "requestedSchema": requested_schema });
-    match call
-        .session
-        .request_client(call.outbox, "elicitation/create", params)
-        .await
-    {
-        Ok(reply) => {
-            let action = reply
-                .get("action")
-                .and_then(Value::as_str)
-                .unwrap_or("unknown");
-            let content = reply.get("content").cloned().unwrap_or(Value::Null);
-            text(&format!(
-                "Elicitation completed: action={action}, content={content}"
-            ))
-        }
-        Err(e) => client_refused("elicitation", &e.message),
-    }
-}
-
-fn client_refused(what: &str, why: &str) -> Value {
-    json!({ "content": [{ "type": "text", "text": format!("The client did not complete {what}: {why}") }], "isError": true })
+        _ => return fixtures_input::run(name, call, arguments, input).await,
+    }))
 }

@@ -1,22 +1,31 @@
-//! A 2026-07-28 request on Streamable HTTP: no session, its `MCP-Protocol-Version`, `Mcp-Method`
-//! and `Mcp-Name` headers checked against its body in the order the revision gives (`_meta`
-//! present, headers agreeing, version spoken), answered by `modern::dispatch_modern`, and its errors
-//! given the revision's HTTP statuses (404 for a method not found, 400 for the request errors).
+//! A 2026-07-28 request on Streamable HTTP: no session, its `MCP-Protocol-Version`, `Mcp-Method`,
+//! `Mcp-Name` and `Mcp-Param-*` headers checked against its body in the order the revision gives
+//! (`_meta` present, headers agreeing, version spoken, the tool's `x-mcp-header` parameters),
+//! answered by `modern::dispatch_modern` as JSON or, when notifications come first and for
+//! `subscriptions/listen`, as an SSE stream, and its errors given the revision's HTTP statuses (404
+//! for a method not found, 400 for the request errors).
 
-use super::http_response::{json_response, plain, sse_response};
+use super::http_response::{json_response, plain, stream_response};
+use super::input_required::MISSING_REQUIRED_CLIENT_CAPABILITY;
 use super::jsonrpc::{ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND, Message, encode_error};
 use super::modern::{
     HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION, declared_version, dispatch_modern, request_meta,
 };
+use super::server::name_excerpt;
 use super::session::McpServer;
-use axum::http::{HeaderMap, StatusCode};
+use super::subscriptions;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::Value;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 use tokio::sync::mpsc;
 
 /// A 2026-07-28 request: its headers checked against its body (`HeaderMismatch`), then answered
-/// on a session of its own; errors carry the HTTP status the revision gives them.
+/// on a session of its own; errors carry the HTTP status the revision gives them. A call whose first
+/// message is its response is answered as JSON; one that sends notifications first, and every
+/// `subscriptions/listen`, as an SSE stream.
 pub(super) async fn handle_modern_post(
     server: &Arc<McpServer>,
     headers: &HeaderMap,
@@ -26,38 +35,50 @@ pub(super) async fn handle_modern_post(
         return StatusCode::ACCEPTED.into_response();
     };
     // The order the revision checks in: `_meta` present (-32602), headers agree with it
-    // (-32020), then the version spoken (-32022, in `dispatch_modern`).
+    // (-32020), the version spoken (-32022), then a tool's own `x-mcp-header` parameters (-32020).
+    let refuse = |error: ErrorObject| {
+        json_response(
+            StatusCode::BAD_REQUEST,
+            encode_error(Some(&id), &error),
+            None,
+        )
+    };
     if let Err(error) = request_meta(params.as_ref())
         && error.code == INVALID_PARAMS
     {
-        return json_response(
-            StatusCode::BAD_REQUEST,
-            encode_error(Some(&id), &error),
-            None,
-        );
+        return refuse(error);
     }
     if let Err(error) = modern_headers_match(headers, &method, params.as_ref()) {
-        return json_response(
-            StatusCode::BAD_REQUEST,
-            encode_error(Some(&id), &error),
-            None,
-        );
+        return refuse(error);
     }
-    let wants_stream = method == "tools/call";
+    if let Err(error) = request_meta(params.as_ref()) {
+        return refuse(error);
+    }
+    if method == "tools/call"
+        && let Err(error) = param_headers_match(server, headers, params.as_ref())
+    {
+        return refuse(error);
+    }
     let (outbox, mut replies) = mpsc::unbounded_channel::<String>();
-    dispatch_modern(server, Message::Request { id, method, params }, &outbox);
-    drop(outbox);
-    if wants_stream {
-        // Progress and log notifications may come before the result: a stream of its own.
-        return sse_response(Arc::new(AtomicU64::new(1)), replies);
+    let listen = dispatch_modern(server, Message::Request { id, method, params }, &outbox);
+    if let Some(listen) = listen {
+        tokio::spawn(subscriptions::stream(Arc::clone(server), listen, outbox));
+        return stream_response(None, replies);
     }
-    match replies.recv().await {
-        Some(reply) => json_response(modern_status(&reply), reply, None),
-        None => plain(
+    drop(outbox);
+    let Some(first) = replies.recv().await else {
+        return plain(
             StatusCode::INTERNAL_SERVER_ERROR,
             "the request produced no response",
-        ),
+        );
+    };
+    let is_notification = serde_json::from_str::<serde_json::Value>(&first)
+        .is_ok_and(|message| message.get("method").is_some());
+    if is_notification {
+        // Progress and log notifications come before the result: a stream of its own.
+        return stream_response(Some(first), replies);
     }
+    json_response(modern_status(&first), first, None)
 }
 
 /// The HTTP status of a modern reply: 404 for a method not found, 400 for the request errors
@@ -76,7 +97,7 @@ fn modern_status(reply: &str) -> StatusCode {
                 INVALID_PARAMS,
                 UNSUPPORTED_PROTOCOL_VERSION,
                 HEADER_MISMATCH,
-                -32021,
+                MISSING_REQUIRED_CLIENT_CAPABILITY,
             ]
             .contains(&c) =>
         {
@@ -93,7 +114,7 @@ fn modern_headers_match(
     method: &str,
     params: Option<&serde_json::Value>,
 ) -> Result<(), ErrorObject> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let header = |name: &str| headers.get(name).map(|v| v.to_str().map(trim_ows));
     let mismatch = |what: String| {
         Err(ErrorObject::new(
             HEADER_MISMATCH,
@@ -102,8 +123,9 @@ fn modern_headers_match(
     };
     if let Some(declared) = declared_version(params) {
         match header("mcp-protocol-version") {
-            Some(version) if version == declared => {}
-            Some(version) => {
+            Some(Ok(version)) if version == declared => {}
+            Some(Err(_)) => return mismatch("MCP-Protocol-Version is not visible ASCII".into()),
+            Some(Ok(version)) => {
                 return mismatch(format!(
                     "MCP-Protocol-Version is {version} but _meta declares {declared}"
                 ));
@@ -112,8 +134,9 @@ fn modern_headers_match(
         }
     }
     match header("mcp-method") {
-        Some(named) if named == method => {}
-        Some(named) => {
+        Some(Ok(named)) if named == method => {}
+        Some(Err(_)) => return mismatch("Mcp-Method is not visible ASCII".into()),
+        Some(Ok(named)) => {
             return mismatch(format!(
                 "Mcp-Method is {named} but the body's method is {method}"
             ));
@@ -122,13 +145,105 @@ fn modern_headers_match(
     }
     if method == "tools/call" {
         let name = params.and_then(|p| p.get("name")).and_then(|n| n.as_str());
-        match (header("mcp-name"), name) {
-            (Some(header_name), Some(name)) if header_name != name => {
+        let named = match headers.get("mcp-name").map(decoded_header) {
+            None => return mismatch("Mcp-Name is missing".into()),
+            Some(Err(why)) => return mismatch(format!("Mcp-Name {why}")),
+            Some(Ok(named)) => named,
+        };
+        if let Some(name) = name
+            && named != name
+        {
+            return mismatch(format!(
+                "Mcp-Name is {} but the tool called is {}",
+                name_excerpt(&named),
+                name_excerpt(name)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A header value without the optional whitespace around it (RFC 9110).
+fn trim_ows(value: &str) -> &str {
+    value.trim_matches([' ', '\t'])
+}
+
+/// A header value as the client meant it: trimmed, and decoded if it is a `=?base64?…?=` sentinel
+/// (how values that are not header-safe travel). Invalid Base64 inside the sentinel is refused.
+fn decoded_header(value: &HeaderValue) -> Result<String, String> {
+    let text = value
+        .to_str()
+        .map_err(|_| "has characters a header value may not carry".to_string())?;
+    let text = trim_ows(text);
+    match text
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| "is not valid base64-encoded UTF-8".to_string()),
+        None => Ok(text.to_string()),
+    }
+}
+
+/// Each argument the called tool marks with `x-mcp-header` must also travel as its
+/// `Mcp-Param-{name}` header, with the same value (SEP-2243); a null or absent argument needs none.
+fn param_headers_match(
+    server: &McpServer,
+    headers: &HeaderMap,
+    params: Option<&Value>,
+) -> Result<(), ErrorObject> {
+    let mismatch = |what: String| {
+        Err(ErrorObject::new(
+            HEADER_MISMATCH,
+            format!("Header mismatch: {what}"),
+        ))
+    };
+    let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let tools = server.tools();
+    let Some(tool) = tools.registry.get(name) else {
+        return Ok(());
+    };
+    let Some(properties) = tool.tool.input_schema.get("properties").and_then(Value::as_object)
+    else {
+        return Ok(());
+    };
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for (property, schema) in properties {
+        let Some(header) = schema.get("x-mcp-header").and_then(Value::as_str) else {
+            continue;
+        };
+        let value = match arguments.and_then(|a| a.get(property)) {
+            None | Some(Value::Null) => continue,
+            Some(value) => value,
+        };
+        let header_name = format!("Mcp-Param-{header}");
+        let sent = match headers.get(header_name.as_str()).map(decoded_header) {
+            None => {
                 return mismatch(format!(
-                    "Mcp-Name is {header_name} but the tool called is {name}"
+                    "{header_name} is missing but the arguments carry {property}"
                 ));
             }
-            _ => {}
+            Some(Err(why)) => return mismatch(format!("{header_name} {why}")),
+            Some(Ok(sent)) => sent,
+        };
+        let agrees = match value {
+            Value::String(text) => &sent == text,
+            Value::Bool(flag) => sent == flag.to_string(),
+            // Integers compare as numbers: "42.0" is 42.
+            Value::Number(number) => sent
+                .parse::<f64>()
+                .is_ok_and(|n| Some(n) == number.as_f64()),
+            _ => false,
+        };
+        if !agrees {
+            return mismatch(format!(
+                "{header_name} does not match the argument {property}"
+            ));
         }
     }
     Ok(())

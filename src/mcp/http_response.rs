@@ -1,6 +1,6 @@
 //! The HTTP responses of the Streamable HTTP transport: JSON bodies (with the session id a new
-//! session gets), plain-text refusals, and SSE streams framed by hand, each starting with a priming
-//! event so a client can resume.
+//! session gets), plain-text refusals, and SSE streams framed by hand: a session's start with a
+//! priming event so a client can resume; a 2026-07-28 request's carry only its messages.
 
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -37,6 +37,28 @@ pub(super) fn sse_response(
             (header::CACHE_CONTROL, "no-cache"),
         ],
         body,
+    )
+        .into_response()
+}
+
+/// A 2026-07-28 SSE response: the messages of one request, no event ids (the revision dropped
+/// resumption), unbuffered by proxies.
+pub(super) fn stream_response(
+    first: Option<String>,
+    messages: mpsc::UnboundedReceiver<String>,
+) -> Response {
+    let frame = |message: String| Ok::<String, Infallible>(format!("data: {message}\n\n"));
+    let events = stream::iter(first)
+        .chain(UnboundedReceiverStream::new(messages))
+        .map(frame);
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::HeaderName::from_static("x-accel-buffering"), "no"),
+        ],
+        Body::from_stream(events),
     )
         .into_response()
 }

@@ -4,7 +4,8 @@
 //! optionally `…/logLevel`), and is answered on a session of its own that lives as long as the
 //! request. Here: telling the eras apart, checking a request's `_meta` (missing fields are
 //! `-32602`, a version this server does not speak is `UnsupportedProtocolVersion`, `-32022`, with
-//! the versions it does), `server/discover`, and the methods the era removed (`-32601`). Results of
+//! the versions it does), `server/discover`, and the methods the era removed (`-32601`);
+//! `subscriptions/listen` is checked here and streamed by the transport (`subscriptions`). Results of
 //! the modern era carry `resultType` and the server's identity in `_meta` (`Session::encode_result`).
 
 use super::jsonrpc::{
@@ -12,6 +13,7 @@ use super::jsonrpc::{
 };
 use super::server::{SUPPORTED_VERSIONS, name_excerpt};
 use super::session::{LogLevel, McpServer, Outbox, Session};
+use super::subscriptions::Listen;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -123,19 +125,30 @@ pub fn unsupported_version(requested: &str) -> ErrorObject {
     }
 }
 
-/// Answers one modern message on a session that lives as long as the request.
-pub fn dispatch_modern(server: &Arc<McpServer>, message: Message, outbox: &Outbox) {
+/// Answers one modern message on a session that lives as long as the request. A valid
+/// `subscriptions/listen` is not answered here but handed back: its stream belongs to the transport.
+#[must_use]
+pub fn dispatch_modern(server: &Arc<McpServer>, message: Message, outbox: &Outbox) -> Option<Listen> {
     let Message::Request { id, method, params } = message else {
         // Notifications and responses belong to no request here: nothing to answer.
-        return;
+        return None;
     };
     let meta = match request_meta(params.as_ref()) {
         Ok(meta) => meta,
         Err(error) => {
             let _ = outbox.send(encode_error(Some(&id), &error));
-            return;
+            return None;
         }
     };
+    if method == "subscriptions/listen" {
+        match Listen::from_params(id.clone(), params.as_ref()) {
+            Ok(listen) => return Some(listen),
+            Err(error) => {
+                let _ = outbox.send(encode_error(Some(&id), &error));
+                return None;
+            }
+        }
+    }
     let session = Session::for_request(
         Arc::clone(server),
         meta.version,
@@ -153,15 +166,16 @@ pub fn dispatch_modern(server: &Arc<McpServer>, message: Message, outbox: &Outbo
             let _ = outbox.send(method_not_found(&id, &method));
         }
     }
+    None
 }
 
 /// What `server/discover` says: the versions spoken, the capabilities, who the server is.
 fn discover_result(server: &McpServer) -> Value {
-    // `listChanged` is not offered: this era announces changes on `subscriptions/listen`, which
-    // this server does not serve yet. Who the server is goes in `_meta` (`encode_result`).
+    // Changes are announced on `subscriptions/listen`. Who the server is goes in `_meta`
+    // (`encode_result`).
     let mut result = json!({
         "supportedVersions": supported_versions(),
-        "capabilities": { "tools": {}, "logging": {} },
+        "capabilities": { "tools": { "listChanged": true }, "logging": {} },
         "ttlMs": 0,
         "cacheScope": "public",
     });

@@ -123,6 +123,8 @@ impl Session {
                 // Unknown or finished ids are ignored, as the spec asks.
                 if let Some(handle) = self.lock_in_flight().remove(&id) {
                     handle.abort();
+                } else {
+                    self.cancel_listen(&id);
                 }
             }
             _ => {}

@@ -6,7 +6,9 @@
 //! and the conformance fixtures (`fixtures`) all build on these types; nothing here knows a method.
 
 use super::jsonrpc::{ErrorObject, RequestId, encode_notification, encode_result};
+use super::request_state::StateKey;
 use super::served::ServedTools;
+use super::subscriptions::Listen;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,6 +52,8 @@ pub struct McpServer {
     pub config: ServerConfig,
     tools: RwLock<Arc<ServedTools>>,
     list_changed: broadcast::Sender<()>,
+    /// Signs the `requestState` of 2026-07-28 multi-round calls.
+    pub(super) state_key: StateKey,
 }
 
 impl McpServer {
@@ -59,6 +63,7 @@ impl McpServer {
             config,
             tools: RwLock::new(Arc::new(tools)),
             list_changed,
+            state_key: StateKey::generate(),
         })
     }
 
@@ -79,6 +84,12 @@ impl McpServer {
         let generation = slot.generation + 1;
         *slot = Arc::new(tools.with_generation(generation));
         drop(slot);
+        let _ = self.list_changed.send(());
+    }
+
+    /// Tells every listener the tool list changed without changing it (the conformance suite's
+    /// `test_trigger_tool_change`).
+    pub fn announce_tools_changed(&self) {
         let _ = self.list_changed.send(());
     }
 
@@ -187,6 +198,8 @@ pub struct Session {
     /// Requests this server sent the client (sampling, elicitation), waiting for its response.
     pub(super) awaiting_client: Mutex<HashMap<RequestId, oneshot::Sender<ClientReply>>>,
     next_request: AtomicU64,
+    /// The 2026-07-28 listens open on this connection (stdio; HTTP streams each on its own).
+    listens: Mutex<Vec<Listen>>,
 }
 
 impl Session {
@@ -197,6 +210,7 @@ impl Session {
             in_flight: Mutex::default(),
             awaiting_client: Mutex::default(),
             next_request: AtomicU64::new(1),
+            listens: Mutex::default(),
         })
     }
 
@@ -227,7 +241,10 @@ impl Session {
         }
         let mut result = result.clone();
         if let Some(object) = result.as_object_mut() {
-            object.insert("resultType".into(), json!("complete"));
+            // An `input_required` result already says what it is.
+            object
+                .entry("resultType")
+                .or_insert_with(|| json!("complete"));
             let meta = object.entry("_meta").or_insert_with(|| json!({}));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert(META_SERVER_INFO.into(), self.server_info());
@@ -263,6 +280,11 @@ impl Session {
     fn server_info(&self) -> Value {
         let config = &self.server.config;
         json!({ "name": config.name, "version": config.version })
+    }
+
+    /// Whether this is the session of one 2026-07-28 request.
+    pub fn is_modern(&self) -> bool {
+        self.lock_state().modern
     }
 
     /// The protocol version agreed at `initialize`, if it happened.
@@ -331,6 +353,32 @@ impl Session {
         }
         let params = json!({ "level": level.as_str(), "logger": logger, "data": data });
         let _ = outbox.send(encode_notification("notifications/message", Some(&params)));
+    }
+
+    /// Keeps a listen open on this connection until the client cancels it.
+    pub fn add_listen(&self, listen: Listen) {
+        self.listens
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(listen);
+    }
+
+    /// Closes the listen `id` names; whether there was one.
+    pub(super) fn cancel_listen(&self, id: &RequestId) -> bool {
+        let mut listens = self.listens.lock().unwrap_or_else(|p| p.into_inner());
+        let before = listens.len();
+        listens.retain(|listen| &listen.id != id);
+        listens.len() != before
+    }
+
+    /// The tagged `list_changed` of every open listen that asked for it.
+    pub fn listen_notifications(&self) -> Vec<String> {
+        self.listens
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter_map(Listen::list_changed)
+            .collect()
     }
 
     pub(super) fn lock_state(&self) -> std::sync::MutexGuard<'_, SessionState> {

@@ -32,6 +32,7 @@ pub async fn serve_stdio(server: Arc<McpServer>) -> std::io::Result<()> {
     let (outbox, outgoing) = mpsc::unbounded_channel::<String>();
     let writer = std::thread::spawn(move || write_stdout(outgoing));
     let notifier = tokio::spawn(forward_list_changed(
+        Arc::clone(&session),
         server.subscribe_list_changed(),
         outbox.clone(),
     ));
@@ -120,9 +121,16 @@ fn handle_line(line: &[u8], session: &Arc<Session>, outbox: &Outbox) {
         return;
     }
     match Message::parse(text) {
-        // Dual era: a modern request is answered on its own, whatever the connection's session.
-        Ok(message) if super::modern::speaks_modern(&message) => {
-            super::modern::dispatch_modern(&session.server, message, outbox)
+        // Dual era: a modern request is answered on its own, whatever the connection's session; a
+        // listen joins the connection's listens. Notifications (a cancel) go to the connection.
+        Ok(message)
+            if super::modern::speaks_modern(&message)
+                && matches!(message, Message::Request { .. }) =>
+        {
+            if let Some(listen) = super::modern::dispatch_modern(&session.server, message, outbox) {
+                let _ = outbox.send(listen.acknowledged());
+                session.add_listen(listen);
+            }
         }
         Ok(message) => session.dispatch(message, outbox),
         Err(rejection) => {
@@ -150,6 +158,7 @@ where
     let (outbox, outgoing) = mpsc::unbounded_channel::<String>();
     let writer_task = tokio::spawn(write_lines(writer, outgoing));
     let notifier = tokio::spawn(forward_list_changed(
+        Arc::clone(&session),
         server.subscribe_list_changed(),
         outbox.clone(),
     ));
@@ -234,14 +243,26 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     writer.shutdown().await.or(Ok(()))
 }
 
-async fn forward_list_changed(mut changes: broadcast::Receiver<()>, outbox: Outbox) {
+/// Tells the connection each time the tool list changes: a legacy session once it is initialized,
+/// and each 2026-07-28 listen that asked, tagged with its id.
+async fn forward_list_changed(
+    session: Arc<Session>,
+    mut changes: broadcast::Receiver<()>,
+    outbox: Outbox,
+) {
     loop {
         match changes.recv().await {
             // Several reloads in a burst still deserve one notification each; a lagged receiver
             // sends one for the lot, since the client re-lists anyway.
             Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                if outbox.send(list_changed_notification()).is_err() {
-                    return;
+                let mut messages = session.listen_notifications();
+                if session.protocol_version().is_some() {
+                    messages.push(list_changed_notification());
+                }
+                for message in messages {
+                    if outbox.send(message).is_err() {
+                        return;
+                    }
                 }
             }
             Err(broadcast::error::RecvError::Closed) => return,

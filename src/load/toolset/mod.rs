@@ -97,10 +97,12 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         }
     };
     let mut diagnostics = Vec::new();
-    const KNOWN_KEYS: [&str; 9] = [
+    const KNOWN_KEYS: [&str; 10] = [
         "format",
         "name",
         "description",
+        // Where `mcpick import` took the tools from and the MCP version it spoke.
+        "imported",
         "tools",
         "nextCursor",
         "_meta",

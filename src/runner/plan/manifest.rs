@@ -1,9 +1,11 @@
 //! The plan's manifest: the files it read with their SHA-256s, the plan hash over the settings and
 //! those files (what `--resume` compares), and `manifest.json`'s document — settings, lanes, suites,
-//! the system prompt, the cache, the trial count and where the code came from.
+//! the system prompt, the MCP version trials speak, the cache, the trial count and where the code
+//! came from.
 
 use super::SuitePlan;
 use crate::backend::DEFAULT_SYSTEM_PROMPT;
+use crate::mcp::modern::MODERN_VERSIONS;
 use crate::settings::RunSettings;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -53,6 +55,8 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Value {
         "suites": suites.iter().map(|s| json!({"suite": s.name, "toolset": s.toolset, "variant": s.variant, "tasks": s.tasks.len(), "distractor_pool": s.pool.len(), "scoring": s.tasks.first().map(|t| t.scoring.as_str())})).collect::<Vec<_>>(),
         "files": parts.files,
         "system_prompt": DEFAULT_SYSTEM_PROMPT,
+        // What the in-memory trial sessions speak (`mcp::duplex` pins it: no handshake per trial).
+        "mcp_protocol_version": MODERN_VERSIONS[0],
         "cache": parts.cache.map(|c| c.display().to_string()),
         "trials": parts.trials,
     })

@@ -1,18 +1,29 @@
-//! An MCP client: initialize, list tools (following cursors), call tools, receive notifications. It
+//! An MCP client of both eras: it settles the era (`era`: a `server/discover` probe, or
+//! `initialize`), lists tools (following cursors), calls tools and receives notifications. It
 //! speaks newline-delimited JSON to a child process or an in-memory pipe, or Streamable HTTP to a URL
-//! (JSON or SSE responses, session ids, the GET stream for server notifications). The runner reaches
-//! tools only through it, and `mcpick import` snapshots servers with it. It accepts both answers
-//! servers give to an unknown tool: a JSON-RPC error or an `isError` result.
+//! (JSON or SSE responses; session ids and the GET stream in the earlier era, per-request `_meta`,
+//! headers and `subscriptions/listen` in 2026-07-28). The runner reaches tools only through it, and
+//! `mcpick import` snapshots servers with it. It accepts both answers servers give to an unknown
+//! tool: a JSON-RPC error or an `isError` result.
 
-use super::jsonrpc::{ErrorObject, Message, RequestId, encode_notification, encode_request};
+mod era;
+mod wire;
+
+pub use era::{Era, Negotiation, PROBE_TIMEOUT};
+
+use super::jsonrpc::{RequestId, encode_notification, encode_request};
+use super::modern::MODERN_VERSIONS;
 use super::server::LATEST_VERSION;
+use super::session::META_SERVER_INFO;
+use era::{ProbeVerdict, classify_discover, classify_probe_error, header_params_of, standard_headers, with_meta};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
+use wire::{Pending, read_lines, read_sse, route, write_lines};
 
 /// How long a request may wait for its response.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -35,8 +46,6 @@ pub enum ClientError {
     Spawn { command: String, reason: String },
 }
 
-type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
-
 /// How messages reach the server.
 enum Link {
     Lines(mpsc::UnboundedSender<String>),
@@ -50,22 +59,41 @@ struct HttpLink {
     protocol_version: Mutex<Option<String>>,
 }
 
-/// A connected, initialized client.
+/// A connected client, its era settled.
 pub struct McpClient {
     link: Link,
     pending: Pending,
     next_id: AtomicI64,
     notifications: tokio::sync::Mutex<mpsc::UnboundedReceiver<(String, Value)>>,
     notify_tx: mpsc::UnboundedSender<(String, Value)>,
-    /// The server's `initialize` result.
+    /// The server's `initialize` result, or its `server/discover` result (null when the era was
+    /// pinned without a probe).
     pub server_info: Value,
+    pub era: Era,
+    /// The protocol version spoken: the one `initialize` agreed, or the modern one.
+    pub protocol_version: String,
+    /// Per tool, the arguments its listing marks `x-mcp-header` and their header names.
+    header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
     /// Kept so the child process lives as long as the client (and is killed with it).
     _child: Option<tokio::process::Child>,
 }
 
 impl McpClient {
-    /// Connects over a pair of byte streams speaking newline-delimited JSON.
+    /// Connects over a pair of byte streams speaking newline-delimited JSON, probing the era.
     pub async fn connect_lines<R, W>(reader: R, writer: W) -> Result<McpClient, ClientError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        McpClient::connect_lines_with(reader, writer, Negotiation::Auto).await
+    }
+
+    /// Connects over a pair of byte streams speaking newline-delimited JSON.
+    pub async fn connect_lines_with<R, W>(
+        reader: R,
+        writer: W,
+        negotiation: Negotiation,
+    ) -> Result<McpClient, ClientError>
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -78,11 +106,20 @@ impl McpClient {
             Arc::clone(&client.pending),
             client.notify_tx.clone(),
         ));
-        client.initialize().await
+        client.negotiate(negotiation).await
+    }
+
+    /// Starts `command` with `args` and connects to its stdin/stdout, probing the era.
+    pub async fn spawn_stdio(command: &str, args: &[String]) -> Result<McpClient, ClientError> {
+        McpClient::spawn_stdio_with(command, args, Negotiation::Auto).await
     }
 
     /// Starts `command` with `args` and connects to its stdin/stdout.
-    pub async fn spawn_stdio(command: &str, args: &[String]) -> Result<McpClient, ClientError> {
+    pub async fn spawn_stdio_with(
+        command: &str,
+        args: &[String],
+        negotiation: Negotiation,
+    ) -> Result<McpClient, ClientError> {
         let mut child = tokio::process::Command::new(command)
             .args(args)
             .stdin(std::process::Stdio::piped())
@@ -108,11 +145,23 @@ impl McpClient {
             Arc::clone(&client.pending),
             client.notify_tx.clone(),
         ));
-        client.initialize().await
+        let client = client.negotiate(negotiation).await?;
+        if client.is_modern() {
+            client.listen_for_changes();
+        }
+        Ok(client)
     }
 
-    /// Connects to a Streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp`.
+    /// Connects to a Streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp`, probing the era.
     pub async fn connect_http(url: &str) -> Result<McpClient, ClientError> {
+        McpClient::connect_http_with(url, Negotiation::Auto).await
+    }
+
+    /// Connects to a Streamable HTTP endpoint.
+    pub async fn connect_http_with(
+        url: &str,
+        negotiation: Negotiation,
+    ) -> Result<McpClient, ClientError> {
         let http = reqwest::Client::builder()
             .tcp_nodelay(true)
             .build()
@@ -124,9 +173,11 @@ impl McpClient {
             protocol_version: Mutex::new(None),
         };
         let client = McpClient::unconnected(Link::Http(link), None)
-            .initialize()
+            .negotiate(negotiation)
             .await?;
-        if let Link::Http(link) = &client.link {
+        if client.is_modern() {
+            client.listen_for_changes();
+        } else if let Link::Http(link) = &client.link {
             *lock(&link.protocol_version) = client
                 .server_info
                 .get("protocolVersion")
@@ -146,8 +197,64 @@ impl McpClient {
             notifications: tokio::sync::Mutex::new(notify_rx),
             notify_tx,
             server_info: Value::Null,
+            era: Era::Legacy,
+            protocol_version: String::new(),
+            header_params: Mutex::default(),
             _child: child,
         }
+    }
+
+    /// Settles the era: a probe, a pin, or the handshake.
+    async fn negotiate(mut self, negotiation: Negotiation) -> Result<McpClient, ClientError> {
+        let modern = MODERN_VERSIONS[0];
+        match negotiation {
+            Negotiation::Legacy => return self.initialize().await,
+            Negotiation::Modern => {}
+            Negotiation::Auto => {
+                let on_stdio = matches!(self.link, Link::Lines(_));
+                let wait = if on_stdio {
+                    PROBE_TIMEOUT
+                } else {
+                    REQUEST_TIMEOUT
+                };
+                let answer = self
+                    .send_request("server/discover", None, Some(modern), wait)
+                    .await;
+                let verdict = match answer {
+                    Ok(result) => {
+                        let verdict = classify_discover(&result);
+                        self.server_info = result;
+                        verdict
+                    }
+                    Err(error) => classify_probe_error(error, on_stdio)?,
+                };
+                match verdict {
+                    ProbeVerdict::Legacy => return self.initialize().await,
+                    ProbeVerdict::Modern(version) => {
+                        self.protocol_version = version.clone();
+                        self.era = Era::Modern(version);
+                        return Ok(self);
+                    }
+                }
+            }
+        }
+        self.protocol_version = modern.to_string();
+        self.era = Era::Modern(modern.to_string());
+        Ok(self)
+    }
+
+    /// Whether the connection speaks the 2026-07-28 era.
+    pub fn is_modern(&self) -> bool {
+        matches!(self.era, Era::Modern(_))
+    }
+
+    /// The server's name, from `initialize`'s `serverInfo` or a modern result's `_meta`.
+    pub fn server_name(&self) -> Option<&str> {
+        self.server_info
+            .get("serverInfo")
+            .or_else(|| self.server_info.get("_meta")?.get(META_SERVER_INFO))
+            .and_then(|info| info.get("name"))
+            .and_then(Value::as_str)
     }
 
     async fn initialize(mut self) -> Result<McpClient, ClientError> {
@@ -168,7 +275,58 @@ impl McpClient {
             ));
         }
         self.notify("notifications/initialized", None).await?;
+        self.era = Era::Legacy;
+        self.protocol_version = self.server_info["protocolVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         Ok(self)
+    }
+
+    /// Asks a modern server to announce tool-list changes (`subscriptions/listen`); they arrive
+    /// through `next_notification`, as the earlier era's do. The listen is never answered while it
+    /// is open, so nothing waits for it.
+    pub fn listen_for_changes(&self) {
+        let Era::Modern(version) = &self.era else {
+            return;
+        };
+        let method = "subscriptions/listen";
+        let params = with_meta(
+            Some(json!({ "notifications": { "toolsListChanged": true } })),
+            version,
+        );
+        let text = encode_request(
+            &RequestId::String("mcpick-listen".into()),
+            method,
+            Some(&params),
+        );
+        match &self.link {
+            Link::Lines(outgoing) => {
+                let _ = outgoing.send(text);
+            }
+            Link::Http(link) => {
+                let mut request = link
+                    .http
+                    .post(&link.url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", version.as_str())
+                    .body(text);
+                for (name, value) in standard_headers(method, &params, None) {
+                    request = request.header(name, value);
+                }
+                let pending = Arc::clone(&self.pending);
+                let notify = self.notify_tx.clone();
+                tokio::spawn(async move {
+                    // A server that does not stream changes answers an error: then none arrive.
+                    if let Ok(response) = request.send().await
+                        && response.status().is_success()
+                    {
+                        read_sse(response, pending, notify).await;
+                    }
+                });
+            }
+        }
     }
 
     /// Every tool the server lists, following `nextCursor` to the end.
@@ -192,9 +350,12 @@ impl McpClient {
                     )));
                 }
                 Some(next) => cursor = Some(next.to_string()),
-                None => return Ok(tools),
+                None => break,
             }
         }
+        // A modern call repeats its `x-mcp-header` arguments as headers: remember which they are.
+        *lock(&self.header_params) = header_params_of(&tools).into_iter().collect();
+        Ok(tools)
     }
 
     /// Calls a tool; the result is the server's `CallToolResult` (check its `isError`).
@@ -215,25 +376,68 @@ impl McpClient {
             .flatten()
     }
 
+    /// The modern version requests carry in `_meta`, if the connection speaks that era.
+    fn modern_version(&self) -> Option<&str> {
+        match &self.era {
+            Era::Modern(version) => Some(version),
+            Era::Legacy => None,
+        }
+    }
+
     /// Sends a request and waits for its response.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
+        self.send_request(method, params, self.modern_version(), REQUEST_TIMEOUT)
+            .await
+    }
+
+    /// Sends a request — with the modern `_meta` and headers when `modern` names a version — and
+    /// waits up to `wait` for its response.
+    async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        modern: Option<&str>,
+        wait: Duration,
+    ) -> Result<Value, ClientError> {
+        let params = match modern {
+            Some(version) => Some(with_meta(params, version)),
+            None => params,
+        };
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (reply_tx, reply_rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), reply_tx);
         let text = encode_request(&id, method, params.as_ref());
         let sent = match &self.link {
             Link::Lines(outgoing) => outgoing.send(text).map_err(|_| ClientError::Closed),
-            Link::Http(link) => self.post(link, text, method == "initialize").await,
+            Link::Http(link) => {
+                let headers = modern.map(|version| {
+                    let tool = params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str);
+                    let header_params = tool.and_then(|t| lock(&self.header_params).get(t).cloned());
+                    let mut headers = standard_headers(
+                        method,
+                        params.as_ref().unwrap_or(&Value::Null),
+                        header_params.as_ref(),
+                    );
+                    headers.push(("mcp-protocol-version".into(), version.to_string()));
+                    headers
+                });
+                self.post(link, text, method == "initialize", headers).await
+            }
         };
         if let Err(e) = sent {
             lock(&self.pending).remove(&id);
             return Err(e);
         }
-        let reply = tokio::time::timeout(REQUEST_TIMEOUT, reply_rx).await;
+        let reply = tokio::time::timeout(wait, reply_rx).await;
         lock(&self.pending).remove(&id);
         match reply {
-            Err(_) => Err(ClientError::Timeout(REQUEST_TIMEOUT)),
+            Err(_) => Err(ClientError::Timeout(wait)),
             Ok(Err(_)) => Err(ClientError::Closed),
+            Ok(Ok(Ok(result))) if result["resultType"] == "input_required" => {
+                Err(ClientError::Protocol(format!(
+                    "the server asked for input to {method} (input_required), which this client, declaring no capabilities, cannot give"
+                )))
+            }
             Ok(Ok(Ok(result))) => Ok(result),
             Ok(Ok(Err(error))) => Err(ClientError::Rpc {
                 code: error.code,
@@ -247,16 +451,26 @@ impl McpClient {
         let text = encode_notification(method, params.as_ref());
         match &self.link {
             Link::Lines(outgoing) => outgoing.send(text).map_err(|_| ClientError::Closed),
-            Link::Http(link) => self.post(link, text, false).await,
+            Link::Http(link) => {
+                let headers = self.modern_version().map(|version| {
+                    vec![
+                        ("mcp-method".to_string(), method.to_string()),
+                        ("mcp-protocol-version".to_string(), version.to_string()),
+                    ]
+                });
+                self.post(link, text, false, headers).await
+            }
         }
     }
 
     /// POSTs one message and routes whatever comes back (JSON, or an SSE stream read to its end).
+    /// `modern_headers`: the headers of a 2026-07-28 request, which carries no session.
     async fn post(
         &self,
         link: &HttpLink,
         body: String,
         initializing: bool,
+        modern_headers: Option<Vec<(String, String)>>,
     ) -> Result<(), ClientError> {
         let mut request = link
             .http
@@ -264,11 +478,17 @@ impl McpClient {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(body);
-        if let Some(session) = lock(&link.session_id).clone() {
-            request = request.header("mcp-session-id", session);
-        }
-        if let Some(version) = lock(&link.protocol_version).clone() {
-            request = request.header("mcp-protocol-version", version);
+        if let Some(headers) = modern_headers {
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+        } else {
+            if let Some(session) = lock(&link.session_id).clone() {
+                request = request.header("mcp-session-id", session);
+            }
+            if let Some(version) = lock(&link.protocol_version).clone() {
+                request = request.header("mcp-protocol-version", version);
+            }
         }
         let response = request.send().await.map_err(http_error)?;
         let status = response.status();
@@ -285,6 +505,11 @@ impl McpClient {
         }
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
+            // A modern server answers a refused request with a 4xx carrying its JSON-RPC error.
+            if wire::is_error_response(&body) {
+                route(body.as_bytes(), &self.pending, &self.notify_tx);
+                return Ok(());
+            }
             return Err(ClientError::Http {
                 status: status.as_u16(),
                 body,
@@ -341,111 +566,3 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Delivers one incoming message: a response to its waiting request, a notification to the queue.
-fn route(bytes: &[u8], pending: &Pending, notify: &mpsc::UnboundedSender<(String, Value)>) {
-    match Message::parse(bytes) {
-        Ok(Message::Response { id, outcome }) => {
-            if let Some(waiter) = lock(pending).remove(&id) {
-                let _ = waiter.send(outcome);
-            }
-        }
-        Ok(Message::Notification { method, params }) => {
-            let _ = notify.send((method, params.unwrap_or(Value::Null)));
-        }
-        // This client offers no capabilities, so a server request gets nothing to act on.
-        Ok(Message::Request { .. }) => {}
-        Err(rejection) => tracing::debug!(
-            "ignoring unparseable server message: {}",
-            rejection.error.message
-        ),
-    }
-}
-
-async fn read_lines<R: AsyncRead + Unpin>(
-    reader: R,
-    pending: Pending,
-    notify: mpsc::UnboundedSender<(String, Value)>,
-) {
-    let mut lines = BufReader::new(reader);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match lines.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                let text = line.trim_ascii();
-                if !text.is_empty() {
-                    route(text, &pending, &notify);
-                }
-            }
-        }
-    }
-    // The server is gone: fail every waiting request rather than let it time out.
-    lock(&pending).clear();
-}
-
-async fn write_lines<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    mut outgoing: mpsc::UnboundedReceiver<String>,
-) {
-    while let Some(message) = outgoing.recv().await {
-        let mut bytes = message.into_bytes();
-        bytes.push(b'\n');
-        if writer.write_all(&bytes).await.is_err() || writer.flush().await.is_err() {
-            break;
-        }
-    }
-    // The client is gone: end the server's input. Dropping this half alone would not (the reading
-    // half keeps a split stream open), so an in-memory session would wait for input forever and
-    // every trial's session would stay in memory until the run ended.
-    let _ = writer.shutdown().await;
-}
-
-/// Reads a `text/event-stream` body, routing the `data` of each event.
-async fn read_sse(
-    response: reqwest::Response,
-    pending: Pending,
-    notify: mpsc::UnboundedSender<(String, Value)>,
-) {
-    use futures_util::StreamExt;
-    let mut stream = response.bytes_stream();
-    let mut buffer: Vec<u8> = Vec::new();
-    while let Some(Ok(chunk)) = stream.next().await {
-        buffer.extend_from_slice(&chunk);
-        while let Some(end) = find_event_end(&buffer) {
-            let event: Vec<u8> = buffer.drain(..end).collect();
-            let data = sse_data(&event);
-            if !data.trim_ascii().is_empty() {
-                route(&data, &pending, &notify);
-            }
-        }
-    }
-}
-
-/// The end (exclusive, separator included) of the first complete event in `buffer`.
-fn find_event_end(buffer: &[u8]) -> Option<usize> {
-    let lf = buffer.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
-    let crlf = buffer
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|i| i + 4);
-    match (lf, crlf) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// The joined `data:` lines of one event.
-fn sse_data(event: &[u8]) -> Vec<u8> {
-    let mut data = Vec::new();
-    for line in event.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if let Some(rest) = line.strip_prefix(b"data:") {
-            if !data.is_empty() {
-                data.push(b'\n');
-            }
-            data.extend_from_slice(rest.strip_prefix(b" ").unwrap_or(rest));
-        }
-    }
-    data
-}
