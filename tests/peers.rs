@@ -439,6 +439,11 @@ fn import_snapshots_a_typescript_sdk_server_into_a_valid_toolset() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["echo", "add", "fail"]);
+    // The TypeScript SDK 1.x server has no 2026-07-28 era: `auto` fell back to its handshake.
+    assert_eq!(
+        written["imported"]["protocolVersion"], "2025-11-25",
+        "{stdout}"
+    );
     // `add` declares an outputSchema: it gets simulated structured output matching it.
     assert!(
         written["tools"][1]["behavior"]["structured"]["sum"].is_number(),
@@ -465,6 +470,8 @@ fn import_over_http_reproduces_the_served_tools() {
     let (code, stdout) = import(&["--url", &server.url, "-o", output.to_str().unwrap()]);
     assert_eq!(code, 0, "{stdout}");
     let imported: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    // mcpick's client and server agree on the 2026-07-28 era by themselves.
+    assert_eq!(imported["imported"]["protocolVersion"], "2026-07-28");
     let original = mcpick::load::Workspace::load(&[toolset]);
     let served: Vec<Value> = original.toolsets[0]
         .tools
