@@ -108,8 +108,16 @@ fn main() {
     side_by_side::print_ratios(
         "trial_session: a trial's session (open, tools/list, one call), per era",
         &[
-            era("2025-11-25, mcpick vs rmcp", "mcpick 2025-11-25", "rmcp 2025-11-25"),
-            era("2026-07-28, mcpick vs rmcp", "mcpick 2026-07-28", "rmcp 2026-07-28"),
+            era(
+                "2025-11-25, mcpick vs rmcp",
+                "mcpick 2025-11-25",
+                "rmcp 2025-11-25",
+            ),
+            era(
+                "2026-07-28, mcpick vs rmcp",
+                "mcpick 2026-07-28",
+                "rmcp 2026-07-28",
+            ),
             era(
                 "mcpick, 2026-07-28 vs 2025-11-25 (what no handshake buys)",
                 "mcpick 2026-07-28",
@@ -253,8 +261,16 @@ fn dispatch(c: &mut Criterion) {
         for (name, client, request) in [
             ("mcpick duplex", &mut ours, request),
             ("rmcp duplex", &mut theirs, request),
-            ("mcpick duplex modern", &mut ours_modern, modern_request.as_bytes()),
-            ("rmcp duplex modern", &mut theirs_modern, modern_request.as_bytes()),
+            (
+                "mcpick duplex modern",
+                &mut ours_modern,
+                modern_request.as_bytes(),
+            ),
+            (
+                "rmcp duplex modern",
+                &mut theirs_modern,
+                modern_request.as_bytes(),
+            ),
         ] {
             group.bench_function(BenchmarkId::new(name, size), |b| {
                 b.iter_custom(|iterations| {
@@ -311,8 +327,14 @@ async fn one_trial_session(server: &Arc<McpServer>, peer: Peer, legacy: bool) {
     } else {
         (modern(&list), modern(&call))
     };
-    client.round_trip(list.as_bytes(), LIST_ANSWER).await.unwrap();
-    client.round_trip(call.as_bytes(), SMALL_ANSWER).await.unwrap();
+    client
+        .round_trip(list.as_bytes(), LIST_ANSWER)
+        .await
+        .unwrap();
+    client
+        .round_trip(call.as_bytes(), SMALL_ANSWER)
+        .await
+        .unwrap();
 }
 
 fn trial_session(c: &mut Criterion) {

@@ -101,52 +101,78 @@ async fn a_multi_round_call_carries_a_signed_state_from_round_to_round() {
         .await;
     let r1 = &first["result"];
     assert_eq!(r1["resultType"], "input_required", "{first}");
-    assert_eq!(r1["inputRequests"]["user_name"]["method"], "elicitation/create");
+    assert_eq!(
+        r1["inputRequests"]["user_name"]["method"],
+        "elicitation/create"
+    );
     let state1 = r1["requestState"].as_str().unwrap().to_string();
 
     // The state is checked: altered, it is an error, not a result of any kind.
     let tampered = server
-        .call(json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
+        .call(
+            json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
             "inputResponses": {"user_name": elicit_answer(json!({"name": "Ada"}))},
-            "requestState": format!("{state1}-TAMPERED")}))
+            "requestState": format!("{state1}-TAMPERED")}),
+        )
         .await;
     assert_eq!(tampered["error"]["code"], -32602, "{tampered}");
     // So is an answer of the wrong shape.
     let malformed = server
-        .call(json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
-            "inputResponses": {"user_name": 12345}, "requestState": state1}))
+        .call(
+            json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
+            "inputResponses": {"user_name": 12345}, "requestState": state1}),
+        )
         .await;
     assert_eq!(malformed["error"]["code"], -32602, "{malformed}");
     // A missing answer is asked for again.
     let again = server
-        .call(json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
-            "inputResponses": {"wrong_key": elicit_answer(json!({}))}, "requestState": state1}))
+        .call(
+            json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
+            "inputResponses": {"wrong_key": elicit_answer(json!({}))}, "requestState": state1}),
+        )
         .await;
     assert_eq!(again["result"]["resultType"], "input_required", "{again}");
 
     let second = server
-        .call(json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
+        .call(
+            json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
             "inputResponses": {"user_name": elicit_answer(json!({"name": "Ada"}))},
-            "requestState": state1}))
+            "requestState": state1}),
+        )
         .await;
     let r2 = &second["result"];
     assert_eq!(r2["resultType"], "input_required", "{second}");
     let state2 = r2["requestState"].as_str().unwrap();
     assert_ne!(state2, state1, "each round has a state of its own");
-    let key = r2["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let key = r2["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
     let done = server
-        .call(json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
+        .call(
+            json!({"name": tool, "arguments": {}, "_meta": meta(caps.clone()),
             "inputResponses": {key: elicit_answer(json!({"color": "blue"}))},
-            "requestState": state2}))
+            "requestState": state2}),
+        )
         .await;
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
-    assert!(done["result"]["content"][0]["text"].as_str().unwrap().contains("blue"));
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("blue")
+    );
 
     // A state is bound to its call: another tool does not accept it.
     let elsewhere = server
-        .call(json!({"name": "test_input_required_result_request_state", "arguments": {},
+        .call(
+            json!({"name": "test_input_required_result_request_state", "arguments": {},
             "_meta": meta(caps), "inputResponses": {"confirm": elicit_answer(json!({"ok": true}))},
-            "requestState": state2}))
+            "requestState": state2}),
+        )
         .await;
     assert_eq!(elsewhere["error"]["code"], -32602, "{elsewhere}");
 }
@@ -161,12 +187,16 @@ async fn what_a_client_did_not_declare_is_never_asked() {
     assert!(refused["error"]["data"]["requiredCapabilities"]["sampling"].is_object());
     // A client that can sample but not elicit is asked to sample.
     let asked = server
-        .call(json!({"name": "test_input_required_result_capabilities", "arguments": {},
-            "_meta": meta(json!({"sampling": {}}))}))
+        .call(
+            json!({"name": "test_input_required_result_capabilities", "arguments": {},
+            "_meta": meta(json!({"sampling": {}}))}),
+        )
         .await;
     let requests = asked["result"]["inputRequests"].as_object().unwrap();
     assert!(
-        requests.values().all(|r| r["method"] == "sampling/createMessage"),
+        requests
+            .values()
+            .all(|r| r["method"] == "sampling/createMessage"),
         "{asked}"
     );
 }
@@ -175,19 +205,36 @@ async fn what_a_client_did_not_declare_is_never_asked() {
 async fn a_listen_hears_only_what_it_asked_for_tagged_with_its_id() {
     let mut server = StdioServer::start().await;
     server
-        .send(&json!({"jsonrpc": "2.0", "id": "tools-listen", "method": "subscriptions/listen",
-            "params": {"_meta": meta(json!({})), "notifications": {"toolsListChanged": true}}}))
+        .send(
+            &json!({"jsonrpc": "2.0", "id": "tools-listen", "method": "subscriptions/listen",
+            "params": {"_meta": meta(json!({})), "notifications": {"toolsListChanged": true}}}),
+        )
         .await;
     let ack = server.next(Duration::from_secs(5)).await.unwrap();
-    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
-    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "tools-listen");
-    assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}));
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "tools-listen"
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
     server
-        .send(&json!({"jsonrpc": "2.0", "id": "prompts-listen", "method": "subscriptions/listen",
-            "params": {"_meta": meta(json!({})), "notifications": {"promptsListChanged": true}}}))
+        .send(
+            &json!({"jsonrpc": "2.0", "id": "prompts-listen", "method": "subscriptions/listen",
+            "params": {"_meta": meta(json!({})), "notifications": {"promptsListChanged": true}}}),
+        )
         .await;
     let ack = server.next(Duration::from_secs(5)).await.unwrap();
-    assert_eq!(ack["params"]["notifications"], json!({}), "nothing of it is honoured: {ack}");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({}),
+        "nothing of it is honoured: {ack}"
+    );
 
     let (reply, mut heard) = server
         .request(
@@ -199,14 +246,23 @@ async fn a_listen_hears_only_what_it_asked_for_tagged_with_its_id() {
     while let Some(message) = server.next(Duration::from_millis(500)).await {
         heard.push(message);
     }
-    assert_eq!(heard.len(), 1, "one notification, for the tools listen only: {heard:?}");
+    assert_eq!(
+        heard.len(),
+        1,
+        "one notification, for the tools listen only: {heard:?}"
+    );
     assert_eq!(heard[0]["method"], "notifications/tools/list_changed");
-    assert_eq!(heard[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "tools-listen");
+    assert_eq!(
+        heard[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "tools-listen"
+    );
 
     // Cancelled, the listen hears nothing more.
     server
-        .send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": "tools-listen"}}))
+        .send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": "tools-listen"}}),
+        )
         .await;
     let (_, before) = server
         .request(
@@ -243,8 +299,16 @@ async fn a_2025_session_is_asked_the_same_question_as_a_request_of_its_own() {
         .await;
     let done = server.next(Duration::from_secs(5)).await.unwrap();
     assert_eq!(done["id"], 7, "{done}");
-    assert!(done["result"].get("resultType").is_none(), "no 2026 fields on 2025: {done}");
-    assert!(done["result"]["content"][0]["text"].as_str().unwrap().contains("Grace"));
+    assert!(
+        done["result"].get("resultType").is_none(),
+        "no 2026 fields on 2025: {done}"
+    );
+    assert!(
+        done["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Grace")
+    );
 }
 
 const HEADER_TOOLSET: &str = r#"format = 1
@@ -275,7 +339,13 @@ async fn a_toolsets_own_x_mcp_header_argument_must_match_its_header() {
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
     let line = stderr.next_line().await.unwrap().unwrap();
-    let address = line.split("http://").nth(1).unwrap().split_whitespace().next().unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
     let url = format!("http://{address}");
     let http = reqwest::Client::new();
     let post = |region_header: Option<&str>| {
@@ -302,10 +372,15 @@ async fn a_toolsets_own_x_mcp_header_argument_must_match_its_header() {
     let encoded = post(Some("=?base64?ZXUtd2VzdA==?=")).await.unwrap();
     assert_eq!(encoded.status(), 200);
     let body: Value = encoded.json().await.unwrap();
-    assert_eq!(body["result"]["content"][0]["text"], "eu-west: all systems normal");
+    assert_eq!(
+        body["result"]["content"][0]["text"],
+        "eu-west: all systems normal"
+    );
 
     // mcpick's own client sends the header it needs, from the tool's listing.
-    let client = mcpick::mcp::client::McpClient::connect_http(&url).await.unwrap();
+    let client = mcpick::mcp::client::McpClient::connect_http(&url)
+        .await
+        .unwrap();
     assert_eq!(client.protocol_version, MODERN);
     client.list_tools().await.unwrap();
     let result = client

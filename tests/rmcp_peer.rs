@@ -110,7 +110,10 @@ fn import_snapshots_an_rmcp_server_in_both_eras_over_stdio_and_http() {
                 "{era} {source:?}: {imported:#}"
             );
             assert_eq!(imported["tools"][0]["name"], "get_weather");
-            assert_eq!(imported["tools"][0]["inputSchema"]["required"], json!(["city"]));
+            assert_eq!(
+                imported["tools"][0]["inputSchema"]["required"],
+                json!(["city"])
+            );
         }
     }
     let _ = http.kill();

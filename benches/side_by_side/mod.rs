@@ -30,7 +30,11 @@ pub fn modern(request: &str) -> String {
     if request.contains(r#""params":{"#) {
         request.replacen(r#""params":{"#, &format!(r#""params":{{{MODERN_META},"#), 1)
     } else {
-        request.replacen(r#""method":"#, &format!(r#""params":{{{MODERN_META}}},"method":"#), 1)
+        request.replacen(
+            r#""method":"#,
+            &format!(r#""params":{{{MODERN_META}}},"method":"#),
+            1,
+        )
     }
 }
 

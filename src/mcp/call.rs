@@ -21,7 +21,7 @@ pub enum CallPlan {
     Ready(String),
     /// The call waits (simulated latency) or is a conformance fixture: it runs on a task of its own,
     /// where it can also be cancelled.
-    Later(PendingCall),
+    Later(Box<PendingCall>),
 }
 
 /// A call that passed every check and still has to run.
@@ -72,24 +72,24 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
             session.encode_result(id, &behavior_result(tool, response, &arguments)),
         );
     }
-    CallPlan::Later(PendingCall {
+    CallPlan::Later(Box::new(PendingCall {
         tools,
         name,
         arguments,
         progress_token,
         input,
-    })
+    }))
 }
 
 /// Runs a call that has to wait, and returns the encoded response.
-pub async fn finish_call(call: ToolCall<'_>, pending: PendingCall) -> String {
+pub async fn finish_call(call: ToolCall<'_>, pending: Box<PendingCall>) -> String {
     let PendingCall {
         tools,
         name,
         arguments,
         progress_token,
         input,
-    } = pending;
+    } = *pending;
     if tools.is_fixture(&name)
         && let Some(outcome) =
             fixtures::run(&name, &call, &arguments, progress_token.as_ref(), &input).await

@@ -199,7 +199,10 @@ pub async fn run(
         }
         "test_custom_header" => text(&format!(
             "Region: {}",
-            arguments.get("region").and_then(Value::as_str).unwrap_or("")
+            arguments
+                .get("region")
+                .and_then(Value::as_str)
+                .unwrap_or("")
         )),
         "json_schema_2020_12_tool" => {
             text(&format!("Received: {}", Value::Object(arguments.clone())))

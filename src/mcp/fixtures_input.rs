@@ -26,20 +26,60 @@ pub fn tools() -> Vec<Tool> {
         ),
     ];
     for (name, description) in [
-        ("test_elicitation_sep1034_defaults", "Asks the user for fields that have defaults"),
-        ("test_elicitation_sep1330_enums", "Asks the user to pick from every enum style"),
-        ("test_streaming_elicitation", "Asks the user for a name, mid-call"),
-        ("test_missing_capability", "Needs the client's sampling capability"),
-        ("test_input_required_result_elicitation", "Asks the user's name"),
-        ("test_input_required_result_sampling", "Asks the client's model for a reply"),
-        ("test_input_required_result_list_roots", "Asks the client for its roots"),
-        ("test_input_required_result_request_state", "Asks for a confirmation, carrying requestState"),
-        ("test_input_required_result_multiple_inputs", "Asks for elicitation, sampling and roots at once"),
-        ("test_input_required_result_multi_round", "Asks in two rounds, a new requestState each"),
-        ("test_input_required_result_tampered_state", "Refuses a requestState it did not sign"),
-        ("test_input_required_result_capabilities", "Asks only what the client declared it can answer"),
+        (
+            "test_elicitation_sep1034_defaults",
+            "Asks the user for fields that have defaults",
+        ),
+        (
+            "test_elicitation_sep1330_enums",
+            "Asks the user to pick from every enum style",
+        ),
+        (
+            "test_streaming_elicitation",
+            "Asks the user for a name, mid-call",
+        ),
+        (
+            "test_missing_capability",
+            "Needs the client's sampling capability",
+        ),
+        (
+            "test_input_required_result_elicitation",
+            "Asks the user's name",
+        ),
+        (
+            "test_input_required_result_sampling",
+            "Asks the client's model for a reply",
+        ),
+        (
+            "test_input_required_result_list_roots",
+            "Asks the client for its roots",
+        ),
+        (
+            "test_input_required_result_request_state",
+            "Asks for a confirmation, carrying requestState",
+        ),
+        (
+            "test_input_required_result_multiple_inputs",
+            "Asks for elicitation, sampling and roots at once",
+        ),
+        (
+            "test_input_required_result_multi_round",
+            "Asks in two rounds, a new requestState each",
+        ),
+        (
+            "test_input_required_result_tampered_state",
+            "Refuses a requestState it did not sign",
+        ),
+        (
+            "test_input_required_result_capabilities",
+            "Asks only what the client declared it can answer",
+        ),
     ] {
-        tools.push(fixture(name, &format!("{description} (conformance fixture)."), none.clone()));
+        tools.push(fixture(
+            name,
+            &format!("{description} (conformance fixture)."),
+            none.clone(),
+        ));
     }
     tools
 }
@@ -96,7 +136,10 @@ fn dialogue(name: &str, call: &ToolCall<'_>, arguments: &Map<String, Value>) -> 
     };
     Some(match name {
         "test_sampling" => {
-            let prompt = arguments.get("prompt").and_then(Value::as_str).unwrap_or("");
+            let prompt = arguments
+                .get("prompt")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             Dialogue::single(vec![sample("reply", prompt)])
         }
         "test_elicitation" => {
@@ -125,13 +168,18 @@ fn dialogue(name: &str, call: &ToolCall<'_>, arguments: &Map<String, Value>) -> 
             enums_schema(),
         )]),
         "test_streaming_elicitation" | "test_input_required_result_elicitation" => {
-            Dialogue::single(vec![elicit("user_name", "What is your name?", name_schema())])
+            Dialogue::single(vec![elicit(
+                "user_name",
+                "What is your name?",
+                name_schema(),
+            )])
         }
         "test_missing_capability" | "test_input_required_result_sampling" => {
             Dialogue::single(vec![sample("reply", "Say hello in one word.")])
         }
         "test_input_required_result_list_roots" => Dialogue::single(vec![roots("roots")]),
-        "test_input_required_result_request_state" | "test_input_required_result_tampered_state" => {
+        "test_input_required_result_request_state"
+        | "test_input_required_result_tampered_state" => {
             let schema = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] });
             stateful(vec![vec![elicit("confirm", "Go ahead?", schema)]])
         }
@@ -144,7 +192,11 @@ fn dialogue(name: &str, call: &ToolCall<'_>, arguments: &Map<String, Value>) -> 
             let color = json!({ "type": "object", "properties": { "color": { "type": "string" } }, "required": ["color"] });
             stateful(vec![
                 vec![elicit("user_name", "What is your name?", name_schema())],
-                vec![elicit("favorite_color", "And your favourite colour?", color)],
+                vec![elicit(
+                    "favorite_color",
+                    "And your favourite colour?",
+                    color,
+                )],
             ])
         }
         "test_input_required_result_capabilities" => {
@@ -174,11 +226,18 @@ fn finish(name: &str, answers: &Map<String, Value>) -> Value {
     };
     match name {
         "test_sampling" => text(format!("LLM response: {}", reply_text("reply"))),
-        "test_elicitation" | "test_elicitation_sep1034_defaults" | "test_elicitation_sep1330_enums" => {
+        "test_elicitation"
+        | "test_elicitation_sep1034_defaults"
+        | "test_elicitation_sep1330_enums" => {
             let reply = answers.get("user_info").cloned().unwrap_or(Value::Null);
-            let action = reply.get("action").and_then(Value::as_str).unwrap_or("unknown");
+            let action = reply
+                .get("action")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
             let content = reply.get("content").cloned().unwrap_or(Value::Null);
-            text(format!("Elicitation completed: action={action}, content={content}"))
+            text(format!(
+                "Elicitation completed: action={action}, content={content}"
+            ))
         }
         _ => {
             let parts: Vec<String> = answers

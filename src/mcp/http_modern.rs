@@ -208,7 +208,11 @@ fn param_headers_match(
     let Some(tool) = tools.registry.get(name) else {
         return Ok(());
     };
-    let Some(properties) = tool.tool.input_schema.get("properties").and_then(Value::as_object)
+    let Some(properties) = tool
+        .tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
     else {
         return Ok(());
     };

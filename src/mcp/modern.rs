@@ -128,7 +128,11 @@ pub fn unsupported_version(requested: &str) -> ErrorObject {
 /// Answers one modern message on a session that lives as long as the request. A valid
 /// `subscriptions/listen` is not answered here but handed back: its stream belongs to the transport.
 #[must_use]
-pub fn dispatch_modern(server: &Arc<McpServer>, message: Message, outbox: &Outbox) -> Option<Listen> {
+pub fn dispatch_modern(
+    server: &Arc<McpServer>,
+    message: Message,
+    outbox: &Outbox,
+) -> Option<Listen> {
     let Message::Request { id, method, params } = message else {
         // Notifications and responses belong to no request here: nothing to answer.
         return None;

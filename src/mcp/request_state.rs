@@ -144,10 +144,17 @@ mod tests {
         let key = StateKey::generate();
         let state = key.seal(&StatePayload::new("tool_a", "digest", 2));
         assert_eq!(key.open(&state, "tool_a", "digest"), Ok(2));
-        assert!(key.open(&format!("{state}-TAMPERED"), "tool_a", "digest").is_err());
+        assert!(
+            key.open(&format!("{state}-TAMPERED"), "tool_a", "digest")
+                .is_err()
+        );
         assert!(key.open(&state, "tool_b", "digest").is_err());
         assert!(key.open(&state, "tool_a", "other").is_err());
-        assert!(StateKey::generate().open(&state, "tool_a", "digest").is_err());
+        assert!(
+            StateKey::generate()
+                .open(&state, "tool_a", "digest")
+                .is_err()
+        );
         assert!(key.open("no-dot", "tool_a", "digest").is_err());
         let mut old = StatePayload::new("tool_a", "digest", 0);
         old.issued -= STATE_TTL.as_secs() + 1;

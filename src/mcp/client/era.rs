@@ -65,7 +65,10 @@ pub fn classify_discover(result: &Value) -> ProbeVerdict {
 /// Reads an error answer to `server/discover`. Errors that say the server is there but does not
 /// speak the modern era mean legacy; authentication failures and server faults are reported, not
 /// guessed.
-pub fn classify_probe_error(error: ClientError, on_stdio: bool) -> Result<ProbeVerdict, ClientError> {
+pub fn classify_probe_error(
+    error: ClientError,
+    on_stdio: bool,
+) -> Result<ProbeVerdict, ClientError> {
     match error {
         ClientError::Rpc { .. } => Ok(ProbeVerdict::Legacy),
         ClientError::Http { status, .. } if status == 401 || status == 403 => {
@@ -133,11 +136,13 @@ pub fn standard_headers(
 /// A value as a header carries it: verbatim when it is visible ASCII without surrounding spaces,
 /// otherwise the `=?base64?…?=` sentinel the revision defines.
 fn header_value(text: &str) -> String {
+    // A literal that looks like the sentinel would be decoded by the server: encode it too.
+    let looks_encoded = text.starts_with("=?base64?") && text.ends_with("?=");
     let safe = !text.is_empty()
         && text.bytes().all(|b| (0x20..0x7f).contains(&b))
         && !text.starts_with(' ')
         && !text.ends_with(' ')
-        && !(text.starts_with("=?base64?") && text.ends_with("?="));
+        && !looks_encoded;
     if safe {
         text.to_string()
     } else {
@@ -170,33 +175,63 @@ mod tests {
 
     #[test]
     fn the_probe_answer_decides_the_era() {
-        let discovered = json!({"supportedVersions": ["2026-07-28", "2025-11-25"], "capabilities": {}});
+        let discovered =
+            json!({"supportedVersions": ["2026-07-28", "2025-11-25"], "capabilities": {}});
         assert!(matches!(
             classify_discover(&discovered),
             ProbeVerdict::Modern(v) if v == "2026-07-28"
         ));
         let only_old = json!({"supportedVersions": ["2025-11-25"], "capabilities": {}});
         assert!(matches!(classify_discover(&only_old), ProbeVerdict::Legacy));
-        let refused = ClientError::Rpc { code: -32601, message: "no".into() };
-        assert!(matches!(classify_probe_error(refused, true), Ok(ProbeVerdict::Legacy)));
-        let not_found = ClientError::Http { status: 404, body: String::new() };
-        assert!(matches!(classify_probe_error(not_found, false), Ok(ProbeVerdict::Legacy)));
-        let auth = ClientError::Http { status: 401, body: String::new() };
+        let refused = ClientError::Rpc {
+            code: -32601,
+            message: "no".into(),
+        };
+        assert!(matches!(
+            classify_probe_error(refused, true),
+            Ok(ProbeVerdict::Legacy)
+        ));
+        let not_found = ClientError::Http {
+            status: 404,
+            body: String::new(),
+        };
+        assert!(matches!(
+            classify_probe_error(not_found, false),
+            Ok(ProbeVerdict::Legacy)
+        ));
+        let auth = ClientError::Http {
+            status: 401,
+            body: String::new(),
+        };
         assert!(classify_probe_error(auth, false).is_err());
         let slow = || ClientError::Timeout(PROBE_TIMEOUT);
-        assert!(matches!(classify_probe_error(slow(), true), Ok(ProbeVerdict::Legacy)));
+        assert!(matches!(
+            classify_probe_error(slow(), true),
+            Ok(ProbeVerdict::Legacy)
+        ));
         assert!(classify_probe_error(slow(), false).is_err());
     }
 
     #[test]
     fn modern_requests_carry_meta_and_matching_headers() {
-        let params = with_meta(Some(json!({"name": "t", "arguments": {"region": "Zürich", "n": 3}, "_meta": {"progressToken": 1}})), "2026-07-28");
+        let params = with_meta(
+            Some(
+                json!({"name": "t", "arguments": {"region": "Zürich", "n": 3}, "_meta": {"progressToken": 1}}),
+            ),
+            "2026-07-28",
+        );
         assert_eq!(params["_meta"]["progressToken"], 1);
         assert_eq!(params["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
-        let pairs = vec![("region".to_string(), "Region".to_string()), ("n".into(), "N".into())];
+        let pairs = vec![
+            ("region".to_string(), "Region".to_string()),
+            ("n".into(), "N".into()),
+        ];
         let headers = standard_headers("tools/call", &params, Some(&pairs));
         assert!(headers.contains(&("mcp-name".into(), "t".into())));
-        assert!(headers.contains(&("mcp-param-Region".into(), format!("=?base64?{}?=", STANDARD.encode("Zürich")))));
+        assert!(headers.contains(&(
+            "mcp-param-Region".into(),
+            format!("=?base64?{}?=", STANDARD.encode("Zürich"))
+        )));
         assert!(headers.contains(&("mcp-param-N".into(), "3".into())));
     }
 }

@@ -15,7 +15,10 @@ use super::jsonrpc::{RequestId, encode_notification, encode_request};
 use super::modern::MODERN_VERSIONS;
 use super::server::LATEST_VERSION;
 use super::session::META_SERVER_INFO;
-use era::{ProbeVerdict, classify_discover, classify_probe_error, header_params_of, standard_headers, with_meta};
+use era::{
+    ProbeVerdict, classify_discover, classify_probe_error, header_params_of, standard_headers,
+    with_meta,
+};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -411,8 +414,12 @@ impl McpClient {
             Link::Lines(outgoing) => outgoing.send(text).map_err(|_| ClientError::Closed),
             Link::Http(link) => {
                 let headers = modern.map(|version| {
-                    let tool = params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str);
-                    let header_params = tool.and_then(|t| lock(&self.header_params).get(t).cloned());
+                    let tool = params
+                        .as_ref()
+                        .and_then(|p| p.get("name"))
+                        .and_then(Value::as_str);
+                    let header_params =
+                        tool.and_then(|t| lock(&self.header_params).get(t).cloned());
                     let mut headers = standard_headers(
                         method,
                         params.as_ref().unwrap_or(&Value::Null),
@@ -565,4 +572,3 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
-

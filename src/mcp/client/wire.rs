@@ -10,15 +10,26 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
-pub(super) type Pending = Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
+pub(super) type Pending =
+    Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
 
 /// Whether an HTTP error body is a JSON-RPC error response (what a modern server sends with 4xx).
 pub(super) fn is_error_response(body: &str) -> bool {
-    matches!(Message::parse(body.as_bytes()), Ok(Message::Response { outcome: Err(_), .. }))
+    matches!(
+        Message::parse(body.as_bytes()),
+        Ok(Message::Response {
+            outcome: Err(_),
+            ..
+        })
+    )
 }
 
 /// Delivers one incoming message: a response to its waiting request, a notification to the queue.
-pub(super) fn route(bytes: &[u8], pending: &Pending, notify: &mpsc::UnboundedSender<(String, Value)>) {
+pub(super) fn route(
+    bytes: &[u8],
+    pending: &Pending,
+    notify: &mpsc::UnboundedSender<(String, Value)>,
+) {
     match Message::parse(bytes) {
         Ok(Message::Response { id, outcome }) => {
             if let Some(waiter) = lock(pending).remove(&id) {
