@@ -71,7 +71,8 @@ pub enum Command {
         /// The run folder (it holds trials.jsonl).
         run_dir: std::path::PathBuf,
     },
-    /// Serve a toolset over MCP (stdio by default, or Streamable HTTP), reloading it when its file changes.
+    /// Serve a toolset over MCP, 2025-11-25 sessions and 2026-07-28 requests alike (stdio by default, or
+    /// Streamable HTTP), reloading it when its file changes.
     Serve(ServeOptions),
     /// Snapshot a live MCP server's tools into a toolset file (JSON) that `validate` accepts.
     Import(ImportOptions),

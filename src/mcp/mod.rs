@@ -1,12 +1,13 @@
 //! The MCP protocol, written here rather than taken from an SDK: the frame layer (`jsonrpc`), the
 //! session state every connection shares or owns (`session`: `McpServer`, `Session`, `ToolCall`), the
 //! command layer (`server`: what each method does; `call`: tools/call; `served`: the tool snapshot
-//! and its listing), the conformance fixtures, the transports (`stdio`; `http`, with its
-//! header rules in `http_guard`, its accept loop in `http_listener`, its responses in `http_response`
-//! and its 2026-07-28 requests in `http_modern`; `duplex`), and the client the
-//! runner and `import` use. Two eras are served: 2025-11-25 and earlier on sessions, and 2026-07-28's
-//! self-contained requests (`modern`). Transports know nothing of methods; methods know nothing of
-//! transports.
+//! and its listing; `input_required` and `request_state`: asking the client for input in either
+//! era; `subscriptions`: `subscriptions/listen`), the conformance fixtures (`fixtures`,
+//! `fixtures_input`), the transports (`stdio`; `http`, with its header rules in `http_guard`, its
+//! accept loop in `http_listener`, its responses in `http_response` and its 2026-07-28 requests in
+//! `http_modern`; `duplex`), and the client of both eras the runner and `import` use (`client`).
+//! Two eras are served: 2025-11-25 and earlier on sessions, and 2026-07-28's self-contained requests
+//! (`modern`). Transports know nothing of methods; methods know nothing of transports.
 
 mod call;
 pub mod client;

@@ -1,7 +1,9 @@
 //! One client's connection and what every connection of a server shares. `McpServer` holds the
-//! served tools (swapped atomically on reload) and the `list_changed` broadcast; a `Session` holds
-//! one client's state — the negotiated version, the declared capabilities, the log level, the calls
-//! in flight and the requests sent to the client — and `ToolCall` is the request a tool runs under,
+//! served tools (swapped atomically on reload), the `list_changed` broadcast and the key that signs
+//! request states; a `Session` holds one client's state — the negotiated version (or the one
+//! request it lives for, in 2026-07-28), the declared capabilities, the log level, the calls in
+//! flight, the requests sent to the client and, on stdio, the connection's open listens — and
+//! `ToolCall` is the request a tool runs under,
 //! with the outbox its notifications go to. The method handlers (`server`), `tools/call` (`call`)
 //! and the conformance fixtures (`fixtures`) all build on these types; nothing here knows a method.
 

@@ -3,7 +3,9 @@
 //! in-memory transport of in-process runs). Both parse and dispatch lines with the same functions
 //! (calls that wait run concurrently as tasks); one writer owns the output and writes one compact
 //! JSON object per line, flushing per burst. Nothing else is ever written to the output: logs go to
-//! stderr.
+//! stderr. A 2026-07-28 request is answered on its own; a `subscriptions/listen` stays open on the
+//! connection until cancelled, and tool-list changes reach a legacy session (once initialized) and
+//! each listen that asked.
 
 use super::jsonrpc::{Message, encode_error};
 use super::server::list_changed_notification;

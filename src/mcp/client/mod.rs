@@ -7,6 +7,7 @@
 //! tool: a JSON-RPC error or an `isError` result.
 
 mod era;
+mod http_link;
 mod wire;
 
 pub use era::{Era, Negotiation, PROBE_TIMEOUT};
@@ -26,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
-use wire::{Pending, read_lines, read_sse, route, write_lines};
+use wire::{Pending, read_lines, write_lines};
 
 /// How long a request may wait for its response.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -55,12 +56,7 @@ enum Link {
     Http(HttpLink),
 }
 
-struct HttpLink {
-    http: reqwest::Client,
-    url: String,
-    session_id: Mutex<Option<String>>,
-    protocol_version: Mutex<Option<String>>,
-}
+use http_link::HttpLink;
 
 /// A connected client, its era settled.
 pub struct McpClient {
@@ -318,16 +314,7 @@ impl McpClient {
                 for (name, value) in standard_headers(method, &params, None) {
                     request = request.header(name, value);
                 }
-                let pending = Arc::clone(&self.pending);
-                let notify = self.notify_tx.clone();
-                tokio::spawn(async move {
-                    // A server that does not stream changes answers an error: then none arrive.
-                    if let Ok(response) = request.send().await
-                        && response.status().is_success()
-                    {
-                        read_sse(response, pending, notify).await;
-                    }
-                });
+                self.stream_in_background(request);
             }
         }
     }
@@ -469,102 +456,6 @@ impl McpClient {
             }
         }
     }
-
-    /// POSTs one message and routes whatever comes back (JSON, or an SSE stream read to its end).
-    /// `modern_headers`: the headers of a 2026-07-28 request, which carries no session.
-    async fn post(
-        &self,
-        link: &HttpLink,
-        body: String,
-        initializing: bool,
-        modern_headers: Option<Vec<(String, String)>>,
-    ) -> Result<(), ClientError> {
-        let mut request = link
-            .http
-            .post(&link.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body);
-        if let Some(headers) = modern_headers {
-            for (name, value) in headers {
-                request = request.header(name, value);
-            }
-        } else {
-            if let Some(session) = lock(&link.session_id).clone() {
-                request = request.header("mcp-session-id", session);
-            }
-            if let Some(version) = lock(&link.protocol_version).clone() {
-                request = request.header("mcp-protocol-version", version);
-            }
-        }
-        let response = request.send().await.map_err(http_error)?;
-        let status = response.status();
-        if initializing
-            && let Some(session) = response
-                .headers()
-                .get("mcp-session-id")
-                .and_then(|v| v.to_str().ok())
-        {
-            *lock(&link.session_id) = Some(session.to_string());
-        }
-        if status.as_u16() == 202 {
-            return Ok(());
-        }
-        if !status.is_success() {
-            let body = response.text().await.unwrap_or_default();
-            // A modern server answers a refused request with a 4xx carrying its JSON-RPC error.
-            if wire::is_error_response(&body) {
-                route(body.as_bytes(), &self.pending, &self.notify_tx);
-                return Ok(());
-            }
-            return Err(ClientError::Http {
-                status: status.as_u16(),
-                body,
-            });
-        }
-        let is_sse = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        if is_sse {
-            // Read the stream in the background: a tool's progress arrives before its response.
-            let pending = Arc::clone(&self.pending);
-            let notify = self.notify_tx.clone();
-            tokio::spawn(read_sse(response, pending, notify));
-        } else {
-            let bytes = response.bytes().await.map_err(http_error)?;
-            route(&bytes, &self.pending, &self.notify_tx);
-        }
-        Ok(())
-    }
-
-    fn open_http_notification_stream(&self, link: &HttpLink) {
-        let mut request = link
-            .http
-            .get(&link.url)
-            .header("accept", "text/event-stream");
-        if let Some(session) = lock(&link.session_id).clone() {
-            request = request.header("mcp-session-id", session);
-        }
-        if let Some(version) = lock(&link.protocol_version).clone() {
-            request = request.header("mcp-protocol-version", version);
-        }
-        let pending = Arc::clone(&self.pending);
-        let notify = self.notify_tx.clone();
-        tokio::spawn(async move {
-            // A server without a GET stream answers 405: it simply sends no unsolicited notifications.
-            if let Ok(response) = request.send().await
-                && response.status().is_success()
-            {
-                read_sse(response, pending, notify).await;
-            }
-        });
-    }
-}
-
-fn http_error(e: reqwest::Error) -> ClientError {
-    ClientError::Io(std::io::Error::other(e.to_string()))
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
