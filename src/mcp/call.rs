@@ -61,7 +61,7 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
         return invalid(format!("Unknown tool: {name}"));
     };
     if let Some(message) = validation_message(tool, &arguments) {
-        return CallPlan::Ready(session.encode_result(id, &error_result(&message)));
+        return CallPlan::Ready(session.encode_result(id, error_result(&message)));
     }
     let Value::Object(arguments) = arguments else {
         return invalid("Invalid params: \"arguments\" must be an object".into());
@@ -69,7 +69,7 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
     let (response, latency_ms) = tool.tool.behavior.respond(&arguments);
     if !tools.is_fixture(&name) && latency_ms == 0 {
         return CallPlan::Ready(
-            session.encode_result(id, &behavior_result(tool, response, &arguments)),
+            session.encode_result(id, behavior_result(tool, response, &arguments)),
         );
     }
     CallPlan::Later(Box::new(PendingCall {
@@ -95,7 +95,7 @@ pub async fn finish_call(call: ToolCall<'_>, pending: Box<PendingCall>) -> Strin
             fixtures::run(&name, &call, &arguments, progress_token.as_ref(), &input).await
     {
         return match outcome {
-            Ok(result) => call.session.encode_result(call.id, &result),
+            Ok(result) => call.session.encode_result(call.id, result),
             Err(error) => encode_error(Some(call.id), &error),
         };
     }
@@ -113,7 +113,7 @@ pub async fn finish_call(call: ToolCall<'_>, pending: Box<PendingCall>) -> Strin
     }
     tokio::time::sleep(Duration::from_millis(latency_ms) - half).await;
     call.session
-        .encode_result(call.id, &behavior_result(tool, response, &arguments))
+        .encode_result(call.id, behavior_result(tool, response, &arguments))
 }
 
 /// An actionable message listing what is wrong with the arguments, or `None` if they are valid.

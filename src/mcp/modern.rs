@@ -161,7 +161,7 @@ pub fn dispatch_modern(
     );
     match method.as_str() {
         "server/discover" => {
-            let _ = outbox.send(session.encode_result(&id, &discover_result(server)));
+            let _ = outbox.send(session.encode_result(&id, discover_result(server)));
         }
         "tools/list" | "tools/call" => {
             session.dispatch(Message::Request { id, method, params }, outbox)

@@ -59,7 +59,7 @@ impl Session {
             )),
         };
         match outcome {
-            Ok(result) => self.encode_result(id, &result),
+            Ok(result) => self.encode_result(id, result),
             Err(error) => encode_error(Some(id), &error),
         }
     }

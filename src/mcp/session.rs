@@ -38,6 +38,48 @@ pub struct ServerConfig {
     pub instructions: Option<String>,
 }
 
+impl ServerConfig {
+    /// Who the server is, as a modern result's `_meta` names it.
+    pub fn server_info(&self) -> Value {
+        json!({ "name": self.name, "version": self.version })
+    }
+}
+
+/// The members every modern result carries, serialised once per server (a result is then the
+/// marks and its own members, joined as text): `list` adds the caching hints of `tools/list` —
+/// `ttlMs` 0 (a reload can change the list at any moment) and `cacheScope` public (every client is
+/// served the same list).
+pub(super) struct ModernMarks {
+    result: String,
+    list: String,
+}
+
+impl ModernMarks {
+    fn new(config: &ServerConfig) -> ModernMarks {
+        let meta = json!({ META_SERVER_INFO: config.server_info() });
+        let members = |value: Value| {
+            let text = value.to_string();
+            text[1..text.len() - 1].to_string()
+        };
+        ModernMarks {
+            result: members(json!({ "resultType": "complete", "_meta": meta })),
+            list: members(json!({
+                "resultType": "complete", "ttlMs": 0, "cacheScope": "public", "_meta": meta
+            })),
+        }
+    }
+}
+
+/// `{marks, …raw object's members}`.
+fn with_marks(marks: &str, raw_object: &str) -> String {
+    let members = raw_object.trim_start().strip_prefix('{').unwrap_or("}");
+    if members.trim_start().starts_with('}') {
+        format!("{{{marks}}}")
+    } else {
+        format!("{{{marks},{members}")
+    }
+}
+
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
@@ -56,12 +98,14 @@ pub struct McpServer {
     list_changed: broadcast::Sender<()>,
     /// Signs the `requestState` of 2026-07-28 multi-round calls.
     pub(super) state_key: StateKey,
+    pub(super) marks: ModernMarks,
 }
 
 impl McpServer {
     pub fn new(config: ServerConfig, tools: ServedTools) -> Arc<McpServer> {
         let (list_changed, _) = broadcast::channel(16);
         Arc::new(McpServer {
+            marks: ModernMarks::new(&config),
             config,
             tools: RwLock::new(Arc::new(tools)),
             list_changed,
@@ -237,51 +281,36 @@ impl Session {
 
     /// A success response in the session's era: a modern result also says it is complete
     /// (`resultType`) and who answered (`_meta`).
-    pub fn encode_result(&self, id: &RequestId, result: &Value) -> String {
+    pub fn encode_result(&self, id: &RequestId, mut result: Value) -> String {
         if !self.lock_state().modern {
-            return encode_result(id, result);
+            return encode_result(id, &result);
         }
-        let mut result = result.clone();
-        if let Some(object) = result.as_object_mut() {
-            // An `input_required` result already says what it is.
-            object
-                .entry("resultType")
-                .or_insert_with(|| json!("complete"));
-            let meta = object.entry("_meta").or_insert_with(|| json!({}));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert(META_SERVER_INFO.into(), self.server_info());
-            }
+        let Some(object) = result.as_object_mut() else {
+            return encode_result(id, &result);
+        };
+        if !object.contains_key("resultType") && !object.contains_key("_meta") {
+            // The common case: the marks, written once per server, go in front as text.
+            let raw = serde_json::to_string(&result).unwrap_or_default();
+            return super::jsonrpc_raw_result(id, &with_marks(&self.server.marks.result, &raw));
+        }
+        // An `input_required` result already says what it is.
+        object
+            .entry("resultType")
+            .or_insert_with(|| json!("complete"));
+        let meta = object.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(META_SERVER_INFO.into(), self.server.config.server_info());
         }
         encode_result(id, &result)
     }
 
     /// A list result already serialised (a JSON object), in the session's era: a modern one also
-    /// carries its caching hints — `ttlMs` 0 (a reload can change the list at any moment) and
-    /// `cacheScope` public (every client is served the same list).
+    /// carries its caching hints (`ModernMarks::list`).
     pub fn encode_list_result(&self, id: &RequestId, raw_result: &str) -> String {
         if !self.lock_state().modern {
             return super::jsonrpc_raw_result(id, raw_result);
         }
-        let marks = json!({
-            "resultType": "complete",
-            "ttlMs": 0,
-            "cacheScope": "public",
-            "_meta": { META_SERVER_INFO: self.server_info() },
-        })
-        .to_string();
-        // `{"resultType":…,"_meta":{…}` followed by the raw object's own members.
-        let members = raw_result.trim_start().strip_prefix('{').unwrap_or("}");
-        let joined = if members.trim_start().starts_with('}') {
-            marks
-        } else {
-            format!("{},{members}", &marks[..marks.len() - 1])
-        };
-        super::jsonrpc_raw_result(id, &joined)
-    }
-
-    fn server_info(&self) -> Value {
-        let config = &self.server.config;
-        json!({ "name": config.name, "version": config.version })
+        super::jsonrpc_raw_result(id, &with_marks(&self.server.marks.list, raw_result))
     }
 
     /// Whether this is the session of one 2026-07-28 request.
