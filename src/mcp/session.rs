@@ -340,11 +340,12 @@ impl Session {
         params: Value,
     ) -> ClientReply {
         if self.lock_state().modern {
-            // 2026-07-28 asks for input through `input_required` results, not server requests.
+            // 2026-07-28 forbids server requests: input is asked for with an `input_required`
+            // result (`input_required::Dialogue`), which is the only caller of this method.
             return Err(ErrorObject::new(
                 super::jsonrpc::INTERNAL_ERROR,
                 format!(
-                    "{method}: asking a 2026-07-28 client for input (an input_required result) is not implemented yet"
+                    "{method}: a 2026-07-28 request cannot be answered with a server request; ask through an input_required result"
                 ),
             ));
         }
