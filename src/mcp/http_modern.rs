@@ -1,7 +1,7 @@
 //! A 2026-07-28 request on Streamable HTTP: no session, its `MCP-Protocol-Version`, `Mcp-Method`,
 //! `Mcp-Name` and `Mcp-Param-*` headers checked against its body in the order the revision gives
 //! (`_meta` present, headers agreeing, version spoken, the tool's `x-mcp-header` parameters),
-//! answered by `modern::dispatch_modern` as JSON or, when notifications come first and for
+//! answered by `modern::answer_modern` as JSON or, when notifications come first and for
 //! `subscriptions/listen`, as an SSE stream, and its errors given the revision's HTTP statuses (404
 //! for a method not found, 400 for the request errors).
 
@@ -9,7 +9,7 @@ use super::http_response::{json_response, plain, stream_response};
 use super::input_required::MISSING_REQUIRED_CLIENT_CAPABILITY;
 use super::jsonrpc::{ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND, Message, encode_error};
 use super::modern::{
-    HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION, declared_version, dispatch_modern, request_meta,
+    HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION, answer_modern, declared_version, request_meta,
 };
 use super::server::name_excerpt;
 use super::session::McpServer;
@@ -43,24 +43,24 @@ pub(super) async fn handle_modern_post(
             None,
         )
     };
-    if let Err(error) = request_meta(params.as_ref())
-        && error.code == INVALID_PARAMS
-    {
-        return refuse(error);
-    }
+    let meta = match request_meta(params.as_ref()) {
+        Err(error) if error.code == INVALID_PARAMS => return refuse(error),
+        checked => checked,
+    };
     if let Err(error) = modern_headers_match(headers, &method, params.as_ref()) {
         return refuse(error);
     }
-    if let Err(error) = request_meta(params.as_ref()) {
-        return refuse(error);
-    }
+    let meta = match meta {
+        Ok(meta) => meta,
+        Err(error) => return refuse(error),
+    };
     if method == "tools/call"
         && let Err(error) = param_headers_match(server, headers, params.as_ref())
     {
         return refuse(error);
     }
     let (outbox, mut replies) = mpsc::unbounded_channel::<String>();
-    let listen = dispatch_modern(server, Message::Request { id, method, params }, &outbox);
+    let listen = answer_modern(server, id, method, params, meta, &outbox);
     if let Some(listen) = listen {
         tokio::spawn(subscriptions::stream(Arc::clone(server), listen, outbox));
         return stream_response(None, replies);
@@ -108,7 +108,7 @@ fn modern_status(reply: &str) -> StatusCode {
 }
 
 /// `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`) `Mcp-Name` must say what the body
-/// says. A body without `_meta` is left to `dispatch_modern`, which refuses it with `-32602`.
+/// says. A body without `_meta` was already refused with `-32602`.
 fn modern_headers_match(
     headers: &HeaderMap,
     method: &str,

@@ -137,13 +137,25 @@ pub fn dispatch_modern(
         // Notifications and responses belong to no request here: nothing to answer.
         return None;
     };
-    let meta = match request_meta(params.as_ref()) {
-        Ok(meta) => meta,
+    match request_meta(params.as_ref()) {
+        Ok(meta) => answer_modern(server, id, method, params, meta, outbox),
         Err(error) => {
             let _ = outbox.send(encode_error(Some(&id), &error));
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// Answers a modern request whose `_meta` has been read and checked (`request_meta`).
+#[must_use]
+pub fn answer_modern(
+    server: &Arc<McpServer>,
+    id: RequestId,
+    method: String,
+    params: Option<Value>,
+    meta: RequestMeta,
+    outbox: &Outbox,
+) -> Option<Listen> {
     if method == "subscriptions/listen" {
         match Listen::from_params(id.clone(), params.as_ref()) {
             Ok(listen) => return Some(listen),

@@ -395,12 +395,12 @@ impl Session {
             .push(listen);
     }
 
-    /// Closes the listen `id` names; whether there was one.
-    pub(super) fn cancel_listen(&self, id: &RequestId) -> bool {
-        let mut listens = self.listens.lock().unwrap_or_else(|p| p.into_inner());
-        let before = listens.len();
-        listens.retain(|listen| &listen.id != id);
-        listens.len() != before
+    /// Closes the listen `id` names, if one is open.
+    pub(super) fn cancel_listen(&self, id: &RequestId) {
+        self.listens
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|listen| &listen.id != id);
     }
 
     /// The tagged `list_changed` of every open listen that asked for it.

@@ -20,6 +20,7 @@ use era::{
     ProbeVerdict, classify_discover, classify_probe_error, header_params_of, standard_headers,
     with_meta,
 };
+use http_link::HttpLink;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -55,8 +56,6 @@ enum Link {
     Lines(mpsc::UnboundedSender<String>),
     Http(HttpLink),
 }
-
-use http_link::HttpLink;
 
 /// A connected client, its era settled.
 pub struct McpClient {
@@ -447,10 +446,9 @@ impl McpClient {
             Link::Lines(outgoing) => outgoing.send(text).map_err(|_| ClientError::Closed),
             Link::Http(link) => {
                 let headers = self.modern_version().map(|version| {
-                    vec![
-                        ("mcp-method".to_string(), method.to_string()),
-                        ("mcp-protocol-version".to_string(), version.to_string()),
-                    ]
+                    let mut headers = standard_headers(method, &Value::Null, None);
+                    headers.push(("mcp-protocol-version".into(), version.to_string()));
+                    headers
                 });
                 self.post(link, text, false, headers).await
             }
