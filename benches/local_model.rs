@@ -238,6 +238,7 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
             },
             seed: 0,
             repeat: 0,
+            deferred_tools: false,
         };
         let started = Instant::now();
         runtime.block_on(backend.complete(turn)).unwrap();

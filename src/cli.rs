@@ -233,6 +233,14 @@ pub struct RunOptions {
     /// name and description: the hard case).
     #[arg(long, value_enum, default_value_t = DistractorChoice::Random)]
     pub distractors: DistractorChoice,
+    /// How each trial exposes its tools, one series per strategy, paired on the same trials:
+    /// `flat` (every tool listed), `retrieve:bm25:K` / `retrieve:embed:K` (only the K tools the
+    /// retriever ranks highest for the request), `search-tool[:bm25|embed[:K]]` (the model starts
+    /// with a `search_tools` tool whose results become callable), `native-search` (the provider's
+    /// own tool search over deferred tools: openai, anthropic). Comma-separated or repeated; the
+    /// first is the reference the others are compared with [default: flat, unlabelled].
+    #[arg(long = "exposure", value_name = "S,S,...", value_delimiter = ',', value_parser = crate::tool_exposure::Exposure::parse)]
+    pub exposures: Vec<crate::tool_exposure::Exposure>,
     /// Distractor draws per size in a sweep (seeds 0 to S-1).
     #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub seeds: u32,

@@ -27,6 +27,8 @@
 //! | [`gold_arguments`] | arguments that satisfy an expected call: what the oracle sends and what importers check answers with |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`retrieval`] | tokenising tool descriptions, TF-IDF similarity and BM25 ranking |
+//! | [`tool_exposure`] | the `--exposure` strategies (`flat`, `retrieve:R:K`, `search-tool`, `native-search`): names, parsing, labels |
+//! | [`tool_ranking`] | `ToolRanker`: ranking tools for a request (BM25 here, embeddings in `backend::EmbedBackend`), top K |
 //! | [`catalogue`] | the models mcpick knows by name, their pinned PyPI sources and SHA-256s; the model directory; verified, resumable fetching with progress |
 //! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
@@ -58,3 +60,5 @@ pub mod runner;
 pub mod score;
 pub mod settings;
 pub mod spec;
+pub mod tool_exposure;
+pub mod tool_ranking;

@@ -5,6 +5,7 @@
 //! `options` and what the plan hash covers, so its serialised form must not change.
 
 use crate::backend::BackendOptions;
+use crate::tool_exposure::Exposure;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -58,6 +59,10 @@ pub struct RunSettings {
     pub sizes: Vec<u32>,
     #[serde(default)]
     pub distractors: Distractors,
+    /// Exposure strategies, each a series paired with the others (empty: every tool listed, and
+    /// trials carry no strategy label).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exposures: Vec<Exposure>,
     #[serde(default = "one")]
     pub seeds: u32,
     #[serde(default = "one")]

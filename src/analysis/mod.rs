@@ -1,7 +1,7 @@
 //! Analysis of a finished (or partial) run, from its records alone: the trials become a polars
 //! DataFrame (`trials`; the Parquet exporter writes it as `trials.parquet`), the summary cells are
 //! tallies per backend and suite (`summary`), the experiment tables are polars queries
-//! (`experiments`), and the statistics behind every verdict are pure functions (`statistics`).
+//! (`experiments`: A/B arms, exposure strategies and their recall/selection split, size curves), and the statistics behind every verdict are pure functions (`statistics`).
 //! Everything comes in as arguments — the records, the arms the manifest names, the lint findings
 //! on the toolsets used; nothing here reads or writes a file. Rendering belongs to `report`.
 
@@ -13,8 +13,8 @@ pub mod trials;
 use crate::lint::Finding;
 use crate::record::StoredTrial;
 use experiments::{
-    AbComparison, ConfusionMatrix, PositionCurve, SizeCurve, ab_comparisons, confusions,
-    position_curves, size_curves,
+    AbComparison, ConfusionMatrix, ExposureSplit, PositionCurve, SizeCurve, SplitRow,
+    ab_comparisons, confusions, exposure_splits, position_curves, size_curves,
 };
 use polars::prelude::DataFrame;
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,6 +29,12 @@ pub struct RunAnalysis {
     /// The arms in the order the run named them (empty without variants).
     pub arms: Vec<String>,
     pub ab: Vec<AbComparison>,
+    /// The exposure strategies in the order the run named them (empty without `--exposure`).
+    pub exposures: Vec<String>,
+    /// Each strategy after the first against the first, paired on the same trials.
+    pub exposure_ab: Vec<AbComparison>,
+    /// Where each strategy's misses come from (recall or search, then selection).
+    pub exposure_splits: Vec<ExposureSplit>,
     pub sizes: Vec<SizeCurve>,
     pub positions: Vec<PositionCurve>,
     pub confusions: Vec<ConfusionMatrix>,
@@ -42,21 +48,38 @@ pub struct ToolsetFinding {
     pub finding: Finding,
 }
 
-/// Analyses a run's `trials`: `named_arms` are the arms in the order its manifest names them,
-/// `findings` the lint findings on the toolsets (and variants) it used.
+/// Analyses a run's `trials`: `named_arms` and `named_exposures` are the arms and exposure
+/// strategies in the order its manifest names them, `findings` the lint findings on the toolsets
+/// (and variants) it used.
 pub fn analyse(
     trials: &[StoredTrial],
     named_arms: Vec<String>,
+    named_exposures: Vec<String>,
     findings: &[ToolsetFinding],
 ) -> Result<RunAnalysis, String> {
     let frame = trials::frame(trials).map_err(|e| format!("trials as a table: {e}"))?;
-    let arms = arms_of(named_arms, trials);
+    let arms = named_then_seen(
+        named_arms,
+        trials.iter().filter_map(|r| r.variant.as_deref()),
+    );
+    let exposures = named_then_seen(
+        named_exposures,
+        trials.iter().filter_map(|r| r.exposure.as_deref()),
+    );
     let failed = |what: &str, e: polars::error::PolarsError| format!("{what}: {e}");
     let ab = if arms.len() >= 2 {
-        ab_comparisons(&frame, &arms).map_err(|e| failed("A/B comparison", e))?
+        ab_comparisons(&frame, "variant", &arms).map_err(|e| failed("A/B comparison", e))?
     } else {
         Vec::new()
     };
+    let exposure_ab = if exposures.len() >= 2 {
+        ab_comparisons(&frame, "exposure", &exposures)
+            .map_err(|e| failed("exposure comparison", e))?
+    } else {
+        Vec::new()
+    };
+    let split_rows: Vec<SplitRow> = trials.iter().filter_map(SplitRow::of).collect();
+    let exposure_splits = exposure_splits(&split_rows);
     let sizes = size_curves(&frame).map_err(|e| failed("size sweep", e))?;
     let positions = position_curves(&frame).map_err(|e| failed("gold positions", e))?;
     let confusions = confusions(&frame).map_err(|e| failed("confusion", e))?;
@@ -65,6 +88,9 @@ pub fn analyse(
         frame,
         arms,
         ab,
+        exposures,
+        exposure_ab,
+        exposure_splits,
         sizes,
         positions,
         confusions,
@@ -72,19 +98,20 @@ pub fn analyse(
     })
 }
 
-/// The arms as the run's manifest lists them (A first), then any others in name order.
-fn arms_of(named: Vec<String>, trials: &[StoredTrial]) -> Vec<String> {
-    let seen: BTreeSet<&str> = trials.iter().filter_map(|r| r.variant.as_deref()).collect();
-    let mut arms: Vec<String> = named
+/// The values (arms, strategies) as the run's manifest lists them (A first), then any others the
+/// trials carry, in name order.
+fn named_then_seen<'a>(named: Vec<String>, carried: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let seen: BTreeSet<&str> = carried.collect();
+    let mut values: Vec<String> = named
         .into_iter()
         .filter(|a| seen.contains(a.as_str()))
         .collect();
-    for arm in seen {
-        if !arms.iter().any(|a| a == arm) {
-            arms.push(arm.to_string());
+    for value in seen {
+        if !values.iter().any(|a| a == value) {
+            values.push(value.to_string());
         }
     }
-    arms
+    values
 }
 
 /// For each confused pair, the lint findings on either tool: the descriptions to fix first.

@@ -1,5 +1,5 @@
-//! The summary's cells: each backend on each suite (and on all suites together, per arm when the
-//! run has arms), with the tally of outcomes behind its accuracies, latency percentiles, tokens,
+//! The summary's cells: each backend on each suite (and on all suites together, per arm and per
+//! exposure strategy when the run has them), with the tally of outcomes behind its accuracies, latency percentiles, tokens,
 //! cost, retries, calls, the scoring profiles its trials were judged under and how many of them a
 //! later turn would have fixed. Pure: records in, numbers out; `report` renders them.
 
@@ -41,13 +41,16 @@ pub fn summary_cells(trials: &[StoredTrial]) -> BTreeMap<(String, String), Summa
     let mut cells: BTreeMap<(String, String), SummaryCell> = BTreeMap::new();
     let mut latencies: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     for trial in trials {
-        let (suite, all) = match &trial.variant {
-            Some(variant) => (
-                format!("{} · {variant}", trial.suite),
-                format!("(all) · {variant}"),
-            ),
-            None => (trial.suite.clone(), "(all)".to_string()),
-        };
+        // Each arm and strategy is its own cell: pooling them would average conditions.
+        let condition: String = [trial.variant.as_deref(), trial.exposure.as_deref()]
+            .into_iter()
+            .flatten()
+            .map(|part| format!(" · {part}"))
+            .collect();
+        let (suite, all) = (
+            format!("{}{condition}", trial.suite),
+            format!("(all){condition}"),
+        );
         for suite in [suite, all] {
             let key = (trial.backend.clone(), suite);
             latencies

@@ -1,7 +1,8 @@
 //! A run's trials as a polars DataFrame: one row per stored trial, the
-//! columns every analysis groups by (backend, suite, variant, size, seed, repeat, task) and the
+//! columns every analysis groups by (backend, suite, variant, exposure, size, seed, repeat, task) and the
 //! facts it counts (the outcome, whether the pick was right, the tool expected and the tool picked,
-//! the gold tool's position, tokens, latency), built from the stored trials. The same frame is
+//! the gold tool's position, whether retrieval or a search surfaced the gold tool, searches, tokens,
+//! latency), built from the stored trials. The same frame is
 //! written as `trials.parquet`.
 
 use crate::record::StoredTrial;
@@ -19,6 +20,10 @@ pub fn frame(rows: &[StoredTrial]) -> PolarsResult<DataFrame> {
         Column::new(
             "variant".into(),
             text(|r| r.variant.as_deref().unwrap_or_default()),
+        ),
+        Column::new(
+            "exposure".into(),
+            text(|r| r.exposure.as_deref().unwrap_or_default()),
         ),
         Column::new(
             "size".into(),
@@ -76,6 +81,24 @@ pub fn frame(rows: &[StoredTrial]) -> PolarsResult<DataFrame> {
             rows.iter()
                 .map(|r| r.shown_tools as u32)
                 .collect::<Vec<u32>>(),
+        ),
+        Column::new(
+            "gold_retrieved".into(),
+            rows.iter()
+                .map(StoredTrial::gold_retrieved)
+                .collect::<Vec<Option<bool>>>(),
+        ),
+        Column::new(
+            "searches".into(),
+            rows.iter()
+                .map(|r| r.searches.len() as u32)
+                .collect::<Vec<u32>>(),
+        ),
+        Column::new(
+            "search_found_gold".into(),
+            rows.iter()
+                .map(StoredTrial::search_found_gold)
+                .collect::<Vec<Option<bool>>>(),
         ),
         Column::new(
             "latency_ms".into(),

@@ -202,6 +202,7 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
         calls,
         input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
         output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
+        searches: Vec::new(),
     })
 }
 

@@ -189,6 +189,7 @@ mod tests {
             },
             seed: 0,
             repeat: 0,
+            deferred_tools: false,
         });
         assert_eq!(reply.calls.len(), 1, "{reply:?}");
         assert_eq!(reply.calls[0].tool, "get_weather_forecast");
@@ -211,6 +212,7 @@ mod tests {
             },
             seed: 0,
             repeat: 0,
+            deferred_tools: false,
         });
         assert!(
             reply.calls.is_empty(),

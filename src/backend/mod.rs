@@ -84,6 +84,9 @@ pub struct Turn<'a> {
     /// Which repeat of the trial this is (0 for the first): repeats of a hosted model must not be
     /// answered from the cache by the first one's reply.
     pub repeat: u32,
+    /// The `native-search` exposure: the tools go to the provider deferred, behind its own tool
+    /// search (only backends whose API has one accept it; `supports_native_search`).
+    pub deferred_tools: bool,
 }
 
 /// A model's reply.
@@ -93,6 +96,9 @@ pub struct Reply {
     pub calls: Vec<ToolCallRequest>,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Searches the provider's own tool search ran within this reply (`native-search`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<crate::tool_exposure::ObservedSearch>,
 }
 
 /// Why a backend produced no reply, classified so the runner knows whether to retry.
@@ -280,6 +286,12 @@ impl AnyBackend {
     /// cache): parallel trials would only share them, so its lane runs one trial at a time.
     pub fn one_trial_at_a_time(&self) -> bool {
         matches!(self, AnyBackend::Local(_))
+    }
+
+    /// Whether the provider's API has a tool search of its own, which `native-search` defers the
+    /// tools behind.
+    pub fn supports_native_search(&self) -> bool {
+        matches!(self, AnyBackend::OpenAi(_) | AnyBackend::Anthropic(_))
     }
 
     /// Whether the backend keeps its last prompt evaluated, so consecutive trials sharing a prefix

@@ -245,6 +245,7 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
         calls,
         input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
         output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+        searches: Vec::new(),
     })
 }
 

@@ -1,7 +1,8 @@
 //! `oracle`: the ceiling. It reads the task's expectation and makes exactly the expected calls — one
 //! step per turn for ordered tasks, the first alternative for any-of tasks, every call at once for
 //! all-of (parallel) tasks, nothing for no-call tasks — with the arguments `gold_arguments` builds
-//! from the task's matchers. If the oracle misses, the task's expectation cannot be met.
+//! from the task's matchers. If the oracle misses, the task's expectation cannot be met. Under a
+//! `search-tool` exposure it first searches for an expected tool that is not listed yet, by name.
 //!
 //! It is the one backend that knows the answers: the plan hands it every arm's expectations
 //! (`OracleAnswers`) when it builds the lanes, and a turn carries only what a model may see plus
@@ -11,6 +12,7 @@ use super::{ChatMessage, Reply, ToolCallRequest, TrialLabel, Turn};
 use crate::gold_arguments::gold_arguments;
 use crate::model::{Expectation, ExpectedCall, Task};
 use crate::score::CallArguments;
+use crate::tool_exposure::SEARCH_TOOL_NAME;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -59,10 +61,14 @@ impl OracleBackend {
     }
 
     pub fn complete(&self, turn: Turn<'_>) -> Reply {
+        // Searches find tools; they are not steps of the expected answer.
         let made = turn
             .messages
             .iter()
-            .filter(|m| matches!(m, ChatMessage::Assistant { calls, .. } if !calls.is_empty()))
+            .filter(|m| {
+                matches!(m, ChatMessage::Assistant { calls, .. }
+                    if calls.iter().any(|c| c.tool != SEARCH_TOOL_NAME))
+            })
             .count();
         // A trial the plan gave no answer for gets none: the oracle then abstains.
         let next: &[ExpectedCall] =
@@ -80,6 +86,32 @@ impl OracleBackend {
         if next.is_empty() {
             return Reply {
                 text: Some("Done.".into()),
+                ..Reply::default()
+            };
+        }
+        // Under `search-tool` the expected tool may not be listed yet: the oracle searches for it by
+        // its name, as a model that knew what it wanted would.
+        let listed = |name: &str| turn.tools.iter().any(|t| t["name"] == name);
+        let missing: Vec<&ExpectedCall> = next.iter().filter(|c| !listed(&c.tool)).collect();
+        if !missing.is_empty() && listed(SEARCH_TOOL_NAME) {
+            let searched = turn.messages.len();
+            return Reply {
+                calls: missing
+                    .iter()
+                    .enumerate()
+                    .map(|(i, expected)| {
+                        let mut query = serde_json::Map::new();
+                        query.insert(
+                            "query".into(),
+                            Value::from(expected.tool.replace(['_', '-', '.'], " ")),
+                        );
+                        ToolCallRequest {
+                            id: format!("search_{}_{}", searched, i + 1),
+                            tool: SEARCH_TOOL_NAME.into(),
+                            arguments: CallArguments::Parsed(query),
+                        }
+                    })
+                    .collect(),
                 ..Reply::default()
             };
         }

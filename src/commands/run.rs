@@ -28,6 +28,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
             DistractorChoice::Random => Distractors::Random,
             DistractorChoice::Similar => Distractors::Similar,
         },
+        exposures: options.exposures.clone(),
         seeds: options.seeds,
         repeats: options.repeats,
         pool: options.pool.clone(),
@@ -155,6 +156,9 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
             plan.sizes.len(),
             plan.seeds
         ));
+    }
+    if !plan.exposures.is_empty() {
+        shape.push_str(&format!(" × {} exposures", plan.exposures.len()));
     }
     if plan.repeats > 1 {
         shape.push_str(&format!(" × {} repeats", plan.repeats));

@@ -8,6 +8,7 @@ use super::fixtures;
 use super::input_required::RoundInput;
 use super::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId, encode_error};
 use super::session::{Session, ToolCall};
+use super::tool_search::SEARCH_TOOL_NAME;
 use crate::model::{Response, fill_template};
 use crate::registry::RegisteredTool;
 use serde_json::{Map, Value, json};
@@ -66,6 +67,15 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
     let Value::Object(arguments) = arguments else {
         return invalid("Invalid params: \"arguments\" must be an object".into());
     };
+    if name == SEARCH_TOOL_NAME
+        && let Some(search) = &session.server.search
+    {
+        let (result, found) = search.answer(&arguments);
+        if let Some(served) = found {
+            session.server.replace_tools(served);
+        }
+        return CallPlan::Ready(session.encode_result(id, result));
+    }
     let (response, latency_ms) = tool.tool.behavior.respond(&arguments);
     if !tools.is_fixture(&name) && latency_ms == 0 {
         return CallPlan::Ready(

@@ -2,7 +2,8 @@
 //! session state every connection shares or owns (`session`: `McpServer`, `Session`, `ToolCall`), the
 //! command layer (`server`: what each method does; `call`: tools/call; `served`: the tool snapshot
 //! and its listing; `input_required` and `request_state`: asking the client for input in either
-//! era; `subscriptions`: `subscriptions/listen`), the conformance fixtures (`fixtures`,
+//! era; `subscriptions`: `subscriptions/listen`; `tool_search`: the `search_tools` tool of a `search-tool`
+//! trial), the conformance fixtures (`fixtures`,
 //! `fixtures_input`), the transports (`stdio`; `http`, with its header rules in `http_guard`, its
 //! accept loop in `http_listener`, its responses in `http_response` and its 2026-07-28 requests in
 //! `http_modern`; `duplex`), and the client of both eras the runner and `import` use (`client`).
@@ -28,9 +29,11 @@ pub mod server;
 mod session;
 pub mod stdio;
 mod subscriptions;
+pub mod tool_search;
 
 pub use served::ServedTools;
 pub use server::{LATEST_VERSION, McpServer, SUPPORTED_VERSIONS, ServerConfig, Session};
+pub use tool_search::{SEARCH_TOOL_NAME, ToolSearch};
 
 use jsonrpc::RequestId;
 

@@ -11,6 +11,7 @@ use super::jsonrpc::{ErrorObject, RequestId, encode_notification, encode_result}
 use super::request_state::StateKey;
 use super::served::ServedTools;
 use super::subscriptions::Listen;
+use super::tool_search::ToolSearch;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -99,6 +100,8 @@ pub struct McpServer {
     /// Signs the `requestState` of 2026-07-28 multi-round calls.
     pub(super) state_key: StateKey,
     pub(super) marks: ModernMarks,
+    /// The hidden catalogue `search_tools` searches (a `search-tool` trial's server), if any.
+    pub(super) search: Option<ToolSearch>,
 }
 
 impl McpServer {
@@ -110,7 +113,26 @@ impl McpServer {
             tools: RwLock::new(Arc::new(tools)),
             list_changed,
             state_key: StateKey::generate(),
+            search: None,
         })
+    }
+
+    /// A server that lists only `search_tools`, whose calls make tools of `search`'s catalogue
+    /// callable (`tool_search`).
+    pub fn with_tool_search(
+        config: ServerConfig,
+        search: ToolSearch,
+    ) -> Result<Arc<McpServer>, crate::registry::RegistryError> {
+        let tools = ServedTools::new(search.listed())?;
+        let (list_changed, _) = broadcast::channel(16);
+        Ok(Arc::new(McpServer {
+            marks: ModernMarks::new(&config),
+            config,
+            tools: RwLock::new(Arc::new(tools)),
+            list_changed,
+            state_key: StateKey::generate(),
+            search: Some(search),
+        }))
     }
 
     /// The tools being served now.
@@ -137,6 +159,11 @@ impl McpServer {
     /// `test_trigger_tool_change`).
     pub fn announce_tools_changed(&self) {
         let _ = self.list_changed.send(());
+    }
+
+    /// Whether the server lists `search_tools` over a hidden catalogue (`with_tool_search`).
+    pub fn has_tool_search(&self) -> bool {
+        self.search.is_some()
     }
 
     /// Sessions open now (each holds one `list_changed` receiver until it ends).

@@ -135,6 +135,17 @@ impl Expectation {
         }
     }
 
+    /// The tools a right first pick may choose: the first step of ordered calls, any alternative,
+    /// any of the parallel calls; none for a no-call task.
+    pub fn first_pick_tools(&self) -> Vec<&str> {
+        let tools: &[ExpectedCall] = match self {
+            Expectation::Calls(steps) => steps.get(..1).unwrap_or_default(),
+            Expectation::AnyOf(calls) | Expectation::AllOf(calls) => calls,
+            Expectation::NoCall => &[],
+        };
+        tools.iter().map(|c| c.tool.as_str()).collect()
+    }
+
     /// The same expectation with every expected tool renamed by `rename` (`None` keeps the name).
     pub fn renamed(&self, rename: impl Fn(&str) -> Option<String>) -> Expectation {
         let mut renamed = self.clone();

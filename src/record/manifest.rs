@@ -1,8 +1,9 @@
 //! `manifest.json` read back: its text (which `report.html` embeds as it is) and its document, from
 //! which `--resume` takes the settings a run was started with and its plan hash, and the report the
-//! order the run named its arms in. Writing it is the plan's and the command's (`RunFolder::write`).
+//! order the run named its arms and exposure strategies in. Writing it is the plan's and the command's (`RunFolder::write`).
 
 use crate::settings::RunSettings;
+use crate::tool_exposure::Exposure;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -45,5 +46,13 @@ impl StoredManifest {
     /// The arms in the order the run named them (empty without variants or a readable manifest).
     pub fn named_arms(&self) -> Vec<String> {
         serde_json::from_value(self.document["options"]["variants"].clone()).unwrap_or_default()
+    }
+
+    /// The exposure strategies in the order the run named them, as labels (empty without any).
+    pub fn named_exposures(&self) -> Vec<String> {
+        let named: Vec<Exposure> =
+            serde_json::from_value(self.document["options"]["exposures"].clone())
+                .unwrap_or_default();
+        named.into_iter().map(Exposure::label).collect()
     }
 }

@@ -6,6 +6,7 @@
 use crate::backend::ChatMessage;
 use crate::model::ScoringProfile;
 use crate::score::{ObservedCall, Outcome, Verdict};
+use crate::tool_exposure::{Exposure, ObservedSearch, Retrieval};
 use serde::{Deserialize, Serialize};
 
 /// Identifies a trial across runs (what `--resume` compares).
@@ -16,6 +17,8 @@ pub struct TrialKey {
     pub backend: String,
     /// The variant arm, empty when the run names none.
     pub variant: String,
+    /// The exposure strategy's label, empty when the run names none.
+    pub exposure: String,
     /// Tools shown in a sweep trial; 0 for the whole toolset.
     pub size: u32,
     pub sweep_seed: u32,
@@ -32,6 +35,15 @@ pub struct StoredTrial {
     /// The variant arm (absent when the run names no variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// The exposure strategy (absent when the run names none: every tool listed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exposure: Option<String>,
+    /// What `retrieve:RETRIEVER:K` showed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<Retrieval>,
+    /// The searches made (`search-tool`, `native-search`); not among `calls`, which are scored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<ObservedSearch>,
     /// Tools a sweep trial shows (absent: the suite's whole toolset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u32>,
@@ -46,6 +58,10 @@ pub struct StoredTrial {
     pub gold_position: Option<usize>,
     #[serde(default)]
     pub expected_tools: Vec<String>,
+    /// The tools a right first pick may choose (written for trials with an exposure strategy, whose
+    /// retrieval and searches are judged by them; otherwise `expected_tools` stands in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_pick_tools: Vec<String>,
     /// The tool names in the order `tools/list` gave them.
     #[serde(default)]
     pub tools_shown: Vec<String>,
@@ -90,6 +106,7 @@ impl StoredTrial {
             task: self.task.clone(),
             backend: self.backend.clone(),
             variant: self.variant.clone().unwrap_or_default(),
+            exposure: self.exposure.clone().unwrap_or_default(),
             size: self.size.unwrap_or(0),
             sweep_seed: self.sweep_seed,
             repeat: self.repeat,
@@ -108,6 +125,40 @@ impl StoredTrial {
             Some(right) => right,
             None => self.verdict.outcome == Outcome::CorrectAbstain,
         }
+    }
+
+    /// The tools a right first pick may choose (`expected_tools` for records that do not say).
+    fn pick_tools(&self) -> &[String] {
+        if self.first_pick_tools.is_empty() {
+            &self.expected_tools
+        } else {
+            &self.first_pick_tools
+        }
+    }
+
+    /// Whether a tool a right first pick may choose was among those retrieved (`None` without a
+    /// retrieval or for a task that expects no call): recall at K.
+    pub fn gold_retrieved(&self) -> Option<bool> {
+        let retrieval = self.retrieval.as_ref()?;
+        let gold = self.pick_tools();
+        (!gold.is_empty()).then(|| gold.iter().any(|t| retrieval.retrieved.contains(t)))
+    }
+
+    /// Whether a search surfaced a tool a right first pick may choose (`None` when the strategy
+    /// does not search or the task expects no call). A model that never searched found nothing.
+    pub fn search_found_gold(&self) -> Option<bool> {
+        let searching = self.exposure.as_deref().is_some_and(|label| {
+            matches!(
+                Exposure::parse(label),
+                Ok(Exposure::SearchTool { .. } | Exposure::NativeSearch)
+            )
+        });
+        let gold = self.pick_tools();
+        (searching && !gold.is_empty()).then(|| {
+            self.searches
+                .iter()
+                .any(|s| s.found.iter().any(|f| gold.contains(f)))
+        })
     }
 
     /// Tool and arguments right (or a right abstention).
@@ -133,6 +184,44 @@ mod tests {
         assert!(trial.correct() && trial.right_pick() && trial.scored());
         let key = trial.key();
         assert_eq!((key.variant.as_str(), key.size, key.repeat), ("", 0, 0));
+    }
+
+    /// Recall at K counts a trial whose right first pick was among the K retrieved; a later step
+    /// of an ordered task does not count, and a search counts only under a searching strategy.
+    #[test]
+    fn the_gold_tool_is_retrieved_or_found_by_the_first_pick_tools() {
+        let mut trial: StoredTrial = serde_json::from_str(FIRST_RELEASE_LINE).unwrap();
+        trial.expected_tools = vec!["search_flights".into(), "book_flight".into()];
+        assert_eq!(trial.gold_retrieved(), None);
+        let retrieved = |names: &[&str]| Retrieval {
+            retriever: "bm25".into(),
+            k: 2,
+            retrieved: names.iter().map(|n| n.to_string()).collect(),
+            gold_rank: None,
+        };
+        trial.exposure = Some("retrieve:bm25:2".into());
+        trial.first_pick_tools = vec!["search_flights".into()];
+        trial.retrieval = Some(retrieved(&["book_flight", "get_weather"]));
+        assert_eq!(trial.gold_retrieved(), Some(false));
+        trial.retrieval = Some(retrieved(&["get_weather", "search_flights"]));
+        assert_eq!(trial.gold_retrieved(), Some(true));
+        assert_eq!(trial.search_found_gold(), None, "retrieval does not search");
+        trial.exposure = Some("search-tool:bm25:5".into());
+        assert_eq!(trial.search_found_gold(), Some(false), "no search made");
+        trial.searches = vec![ObservedSearch {
+            query: "flights".into(),
+            found: vec!["book_flight".into(), "search_flights".into()],
+            reply: 0,
+            native: false,
+        }];
+        assert_eq!(trial.search_found_gold(), Some(true));
+        trial.expected_tools.clear();
+        trial.first_pick_tools.clear();
+        assert_eq!(
+            trial.search_found_gold(),
+            None,
+            "a no-call task has no gold tool"
+        );
     }
 
     #[test]

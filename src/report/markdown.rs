@@ -1,11 +1,12 @@
-//! The experiment sections of `summary.md` (and of the terminal output): A/B verdicts, the size
+//! The experiment sections of `summary.md` (and of the terminal output): A/B verdicts (arms and
+//! exposure strategies), the exposure split, the size
 //! sweep with its fitted sizes, position bias, and the most confused tool pairs with their lint
 //! findings. Text only; every number comes from `analysis`.
 
 use super::Table;
 use crate::analysis::CONFUSED_PAIRS_SHOWN as CONFUSED_LIMIT;
 use crate::analysis::RunAnalysis;
-use crate::analysis::experiments::{AbComparison, SizeCurve};
+use crate::analysis::experiments::{AbComparison, ExposureSplit, SizeCurve, series_name};
 use crate::score::Interval;
 
 /// A Markdown table from a header and rows.
@@ -69,6 +70,48 @@ pub fn ab_table(comparisons: &[AbComparison]) -> Table {
             p_value(c.mcnemar.p_value),
             c.verdict.sentence(&c.arm_a, &c.arm_b),
             c.tasks_needed.map_or("–".into(), |n| n.to_string()),
+        ]);
+    }
+    table
+}
+
+/// The exposure comparison: each strategy against the first named, the same paired statistics and
+/// verdict wording as a description A/B test.
+pub fn exposure_ab_table(comparisons: &[AbComparison]) -> Table {
+    let mut table = ab_table(comparisons);
+    table.caption = "Exposure strategies (paired on the same trials): right picks per strategy with Wilson 95% intervals; difference B − A with a paired bootstrap 95% interval; McNemar's exact test on the discordant pairs".into();
+    table
+}
+
+/// Where each strategy's misses come from, per condition.
+pub fn split_table(splits: &[ExposureSplit]) -> Table {
+    let mut table = Table {
+        caption: "Exposure split, on tasks that expect a call: retrieval recall at K (every expected tool among the K shown) or how often a search surfaced the gold tool, right picks given it did, their product; searches per trial; mean prompt tokens against flat's in the same condition".into(),
+        header: [
+            "series", "N", "tool tasks", "right pick", "recall@K / found", "pick given found",
+            "product", "searches / trial", "prompt tokens", "flat's tokens",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    let or_dash = |interval: Option<&Interval>| interval.map_or("–".into(), percent);
+    for split in splits {
+        table.rows.push(vec![
+            series_name(&split.backend, &split.variant, &split.exposure),
+            split.size.to_string(),
+            split.pick.trials.to_string(),
+            percent(&split.pick),
+            or_dash(split.recall.as_ref().or(split.found.as_ref())),
+            or_dash(split.pick_given_found.as_ref()),
+            split
+                .product
+                .map_or("–".into(), |p| format!("{:.1}%", p * 100.0)),
+            format!("{:.2}", split.searches_per_trial),
+            format!("{:.0}", split.mean_input_tokens),
+            split
+                .flat_input_tokens
+                .map_or("–".into(), |t| format!("{t:.0}")),
         ]);
     }
     table

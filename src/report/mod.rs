@@ -17,8 +17,8 @@ use crate::analysis::RunAnalysis;
 use crate::record::StoredTrial;
 pub use html::Table;
 use markdown::{
-    ab_table, confused_table, discordant_lines, fit_table, markdown_table, position_table,
-    repeats_table, size_table,
+    ab_table, confused_table, discordant_lines, exposure_ab_table, fit_table, markdown_table,
+    position_table, repeats_table, size_table, split_table,
 };
 
 /// The experiment sections of `summary.md`, empty when the run has no experiment to report.
@@ -33,6 +33,18 @@ pub fn experiment_markdown(analysis: &RunAnalysis) -> String {
             text.push('\n');
             text.push_str(&caption_and_table(&repeats));
         }
+    }
+    if !analysis.exposure_ab.is_empty() {
+        text.push_str("\n## Exposure strategies\n\n");
+        text.push_str(&caption_and_table(&exposure_ab_table(
+            &analysis.exposure_ab,
+        )));
+        text.push_str("\nDiscordant tasks:\n\n");
+        text.push_str(&discordant_lines(&analysis.exposure_ab));
+    }
+    if !analysis.exposure_splits.is_empty() {
+        text.push('\n');
+        text.push_str(&caption_and_table(&split_table(&analysis.exposure_splits)));
     }
     if !analysis.sizes.is_empty() {
         text.push_str("\n## Toolset size\n\n");
@@ -67,6 +79,12 @@ pub fn html_page(
         tables.push(ab_table(&analysis.ab));
         tables.extend(repeats_table(&analysis.ab));
     }
+    if !analysis.exposure_ab.is_empty() {
+        tables.push(exposure_ab_table(&analysis.exposure_ab));
+    }
+    if !analysis.exposure_splits.is_empty() {
+        tables.push(split_table(&analysis.exposure_splits));
+    }
     if !analysis.sizes.is_empty() {
         tables.push(size_table(&analysis.sizes));
         tables.push(fit_table(&analysis.sizes));
@@ -95,6 +113,34 @@ pub fn html_page(
                 .collect(),
         })
         .collect();
+    // Tokens are drawn only when some backend reported any (offline baselines report none).
+    let token_curves = if analysis
+        .sizes
+        .iter()
+        .flat_map(|c| &c.points)
+        .any(|p| p.mean_input_tokens > 0.0)
+    {
+        analysis
+            .sizes
+            .iter()
+            .map(|c| html::SizeCurve {
+                series: c.series.clone(),
+                points: c
+                    .points
+                    .iter()
+                    .map(|p| html::CurvePoint {
+                        x: f64::from(p.size),
+                        estimate: p.mean_input_tokens,
+                        low: p.mean_input_tokens,
+                        high: p.mean_input_tokens,
+                        trials: p.pick.trials,
+                    })
+                    .collect(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let position_curves = if analysis.sizes.is_empty() {
         Vec::new()
     } else {
@@ -114,6 +160,7 @@ pub fn html_page(
     let ab_comparisons = analysis
         .ab
         .iter()
+        .chain(&analysis.exposure_ab)
         .filter_map(|c| {
             let d = c.difference.as_ref()?;
             Some(html::AbComparison {
@@ -156,6 +203,7 @@ pub fn html_page(
         title: title.to_string(),
         summary_tables: tables,
         size_curves,
+        token_curves,
         position_curves,
         ab_comparisons,
         confusions,

@@ -24,7 +24,12 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     let stored = read_trials(folder)?;
     let manifest = StoredManifest::read(folder).unwrap_or_default();
     let findings = toolset_findings(&stored.trials);
-    let analysis = analyse(&stored.trials, manifest.named_arms(), &findings);
+    let analysis = analyse(
+        &stored.trials,
+        manifest.named_arms(),
+        manifest.named_exposures(),
+        &findings,
+    );
     let (summary, summary_json) = summary_table(&summary_cells(&stored.trials));
     let mut text = markdown_table(&summary);
     if stored.unreadable > 0 {

@@ -85,19 +85,22 @@ pub fn summary_table(
 /// The experiment results as JSON for `summary.json`.
 pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
     use serde_json::json;
-    let ab: Vec<_> = analysis.ab.iter().map(|c| json!({
-        "backend": c.backend, "arm_a": c.arm_a, "arm_b": c.arm_b, "pairs": c.pairs,
-        "a": c.a, "b": c.b,
-        "difference": c.difference.as_ref().map(|d| json!({"estimate": d.difference, "low": d.low, "high": d.high})),
-        "mcnemar": {"only_a": c.mcnemar.only_a, "only_b": c.mcnemar.only_b, "p_value": c.mcnemar.p_value},
-        "verdict": c.verdict.sentence(&c.arm_a, &c.arm_b),
-        "only_a_tasks": c.only_a, "only_b_tasks": c.only_b,
-        "tasks_for_80_percent_power": c.tasks_needed,
-        "repeats": c.repeats_a.as_ref().zip(c.repeats_b.as_ref()).map(|(a, b)| json!({
-            "a": {"tasks": a.tasks, "pass_at_k": a.pass_at_k, "all_pass": a.all_pass, "consistency": a.consistency},
-            "b": {"tasks": b.tasks, "pass_at_k": b.pass_at_k, "all_pass": b.all_pass, "consistency": b.consistency},
-        })),
-    })).collect();
+    let comparison = |c: &crate::analysis::experiments::AbComparison| {
+        json!({
+            "backend": c.backend, "arm_a": c.arm_a, "arm_b": c.arm_b, "pairs": c.pairs,
+            "a": c.a, "b": c.b,
+            "difference": c.difference.as_ref().map(|d| json!({"estimate": d.difference, "low": d.low, "high": d.high})),
+            "mcnemar": {"only_a": c.mcnemar.only_a, "only_b": c.mcnemar.only_b, "p_value": c.mcnemar.p_value},
+            "verdict": c.verdict.sentence(&c.arm_a, &c.arm_b),
+            "only_a_tasks": c.only_a, "only_b_tasks": c.only_b,
+            "tasks_for_80_percent_power": c.tasks_needed,
+            "repeats": c.repeats_a.as_ref().zip(c.repeats_b.as_ref()).map(|(a, b)| json!({
+                "a": {"tasks": a.tasks, "pass_at_k": a.pass_at_k, "all_pass": a.all_pass, "consistency": a.consistency},
+                "b": {"tasks": b.tasks, "pass_at_k": b.pass_at_k, "all_pass": b.all_pass, "consistency": b.consistency},
+            })),
+        })
+    };
+    let ab: Vec<_> = analysis.ab.iter().map(comparison).collect();
     let sizes: Vec<_> = analysis
         .sizes
         .iter()
@@ -127,5 +130,18 @@ pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
             "lint": analysis.lint_links.get(&(a.clone(), b.clone())),
         })).collect::<Vec<_>>(),
     })).collect();
-    json!({"arms": analysis.arms, "ab": ab, "sizes": sizes, "positions": positions, "confusion": confusion})
+    let mut experiments = json!({"arms": analysis.arms, "ab": ab, "sizes": sizes, "positions": positions, "confusion": confusion});
+    // Only runs that name strategies get these keys, so the summaries of other runs read as before.
+    if !analysis.exposures.is_empty() {
+        experiments["exposures"] = json!(analysis.exposures);
+        experiments["exposure_ab"] = analysis.exposure_ab.iter().map(comparison).collect();
+        experiments["exposure_splits"] = analysis.exposure_splits.iter().map(|s| json!({
+            "backend": s.backend, "variant": s.variant, "exposure": s.exposure, "size": s.size,
+            "right_pick": s.pick, "recall_at_k": s.recall, "search_found_gold": s.found,
+            "pick_given_found": s.pick_given_found, "product": s.product,
+            "searches_per_trial": s.searches_per_trial, "mean_input_tokens": s.mean_input_tokens,
+            "flat_mean_input_tokens": s.flat_input_tokens,
+        })).collect();
+    }
+    experiments
 }

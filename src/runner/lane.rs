@@ -198,6 +198,9 @@ impl BackendLane {
                 if turn.repeat > 0 {
                     request["repeat"] = json!(turn.repeat);
                 }
+                if turn.deferred_tools {
+                    request["deferred_tools"] = json!(true);
+                }
                 Some(ResponseCache::key(&request))
             }
             _ => None,

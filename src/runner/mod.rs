@@ -10,7 +10,6 @@
 //! summaries and reports are `report`'s, built from the records.
 
 mod cache;
-mod exposure;
 mod lane;
 mod plan;
 mod prefix_order;
@@ -18,12 +17,14 @@ mod price;
 mod redact;
 mod reply_bound;
 mod schedule;
+mod sweep_tools;
 mod trial;
+mod trial_serving;
 
 pub use cache::ResponseCache;
-pub use exposure::{distractor_pool, exposed_tools, gold_position};
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};
 pub use price::{Price, list_price};
 pub use schedule::{Execution, execute};
+pub use sweep_tools::{distractor_pool, exposed_tools, gold_position};
 pub use trial::{Halt, ToolListing, TrialOutcome, run_trial};

@@ -21,6 +21,9 @@ pub fn bound_reply(mut reply: Reply) -> Reply {
             bound(raw);
         }
     }
+    for search in &mut reply.searches {
+        bound(&mut search.query);
+    }
     reply
 }
 
@@ -57,6 +60,7 @@ mod tests {
             }],
             input_tokens: 1,
             output_tokens: 2,
+            searches: Vec::new(),
         };
         let kept = bound_reply(reply);
         let text = kept.text.unwrap();

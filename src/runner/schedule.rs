@@ -4,10 +4,10 @@
 //! flight (they are not recorded, so `--resume` runs them); a spent budget stops new trials; a
 //! backend whose key is rejected stops that backend only. Nothing finished is ever lost.
 
-use super::exposure::gold_position;
 use super::plan::{PlannedTrial, RunPlan};
-use super::trial::{Halt, ToolListing, TrialOutcome, run_trial};
-use crate::mcp::{McpServer, ServedTools, ServerConfig};
+use super::sweep_tools::gold_position;
+use super::trial::{Halt, ToolListing, TrialOutcome, TrialSetting, run_trial};
+use super::trial_serving::serve_trial;
 use crate::record::{RunFolder, StoredTrial};
 use crate::score::Outcome;
 use futures_util::FutureExt;
@@ -152,31 +152,31 @@ async fn drive_lane(
             let _permit = permit;
             let suite = &plan.suites[trial.suite];
             let task = &suite.tasks[trial.task];
-            let server = trial_server(&plan, trial);
-            // A sweep trial's server is its own, so is its listing.
-            let sweep_listing = ToolListing::default();
-            let listing = match (trial.size, &suite.own_tools[trial.task]) {
-                (0, Some(own)) => &own.listing,
-                (0, None) => &suite.listing,
-                _ => &sweep_listing,
-            };
             let running = async {
-                match &server {
-                    Ok(server) => {
-                        run_trial(
-                            server,
+                match serve_trial(&plan, trial) {
+                    Ok(serving) => {
+                        // A trial that lists its own server keeps its own listing.
+                        let own_listing = ToolListing::default();
+                        let listing = serving.shared_listing.unwrap_or(&own_listing);
+                        let mut outcome = run_trial(
+                            &serving.server,
                             listing,
                             &plan.lanes[trial.lane],
-                            suite.variant.as_deref(),
-                            &suite.name,
+                            TrialSetting {
+                                variant: suite.variant.as_deref(),
+                                suite: &suite.name,
+                                max_turns: plan.max_turns,
+                                seed: plan.backend_seed(trial),
+                                repeat: trial.repeat,
+                                deferred_tools: serving.deferred_tools,
+                            },
                             task,
-                            plan.max_turns,
-                            plan.backend_seed(trial),
-                            trial.repeat,
                         )
-                        .await
+                        .await?;
+                        outcome.retrieval = serving.retrieval;
+                        Ok(outcome)
                     }
-                    Err(e) => Ok(TrialOutcome::internal_failure(task, e.clone())),
+                    Err(e) => Ok(TrialOutcome::internal_failure(task, e)),
                 }
             };
             // A panic in a backend is a bug of ours, but it costs this trial only: it is recorded
@@ -212,20 +212,6 @@ async fn drive_lane(
     while running.join_next().await.is_some() {}
 }
 
-/// The server a trial talks to: its suite's or its task's own, or for a sweep trial one serving
-/// exactly the tools that trial shows (a registry of N tools compiles in about a millisecond at
-/// N = 100).
-fn trial_server(plan: &RunPlan, trial: PlannedTrial) -> Result<Arc<McpServer>, String> {
-    let suite = &plan.suites[trial.suite];
-    let own = suite.own_tools[trial.task].as_ref();
-    if trial.size == 0 {
-        return Ok(Arc::clone(own.map_or(&suite.server, |own| &own.server)));
-    }
-    let served = ServedTools::new(plan.shown_tools(trial).into_owned())
-        .map_err(|e| format!("cannot serve the sweep's tools: {e}"))?;
-    Ok(McpServer::new(ServerConfig::default(), served))
-}
-
 /// Records a finished trial: the plan's facts about it and what it produced, as one line.
 fn append(
     plan: &RunPlan,
@@ -248,6 +234,8 @@ fn append(
         cached_replies,
         cost_usd,
         renamed_tools,
+        searches,
+        retrieval,
     } = outcome;
     folder.append(&StoredTrial {
         suite: suite.name.clone(),
@@ -255,6 +243,9 @@ fn append(
         task: task.id.clone(),
         backend: plan.lanes[trial.lane].id.clone(),
         variant: suite.variant.clone(),
+        exposure: plan.exposure_label(trial),
+        retrieval,
+        searches,
         size: (trial.size > 0).then_some(trial.size),
         distractors: (trial.size > 0).then(|| plan.distractors.as_str().to_string()),
         sweep_seed: trial.sweep_seed,
@@ -266,6 +257,15 @@ fn append(
             .iter()
             .map(|c| c.tool.clone())
             .collect(),
+        first_pick_tools: if plan.exposures.is_empty() {
+            Vec::new()
+        } else {
+            task.expectation
+                .first_pick_tools()
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        },
         shown_tools: record.shown_tools.len(),
         tools_shown: record.shown_tools,
         lang: task.lang.clone(),

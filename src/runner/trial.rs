@@ -1,12 +1,14 @@
-//! One trial: a fresh MCP session, the backend's turns, the calls executed through the server, the verdict.
+//! One trial: a fresh MCP session, the backend's turns, the calls executed through the server (a
+//! `search_tools` call recorded as a search, not a pick), the verdict.
 
 use super::lane::BackendLane;
 use crate::backend::{BackendError, ChatMessage, TrialLabel, Turn};
-use crate::mcp::McpServer;
 use crate::mcp::client::{ClientError, McpClient};
 use crate::mcp::duplex::connect_in_memory;
+use crate::mcp::{McpServer, SEARCH_TOOL_NAME};
 use crate::model::{Role, Task, TaskInput};
 use crate::score::{CallArguments, ObservedCall, TrialRecord, Verdict, score_task};
+use crate::tool_exposure::{ObservedSearch, Retrieval};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -29,6 +31,10 @@ pub struct TrialOutcome {
     pub cost_usd: f64,
     /// Tools the backend showed under another name, as (MCP name, provider name).
     pub renamed_tools: Vec<(String, String)>,
+    /// Searches made through `search_tools` or the provider's own tool search.
+    pub searches: Vec<ObservedSearch>,
+    /// What a `retrieve:*` strategy showed (set by the scheduler, which ranked).
+    pub retrieval: Option<Retrieval>,
 }
 
 /// A trial that cannot be scored because the backend itself is unusable (a rejected key): it is not
@@ -57,6 +63,8 @@ impl TrialOutcome {
             cached_replies: 0,
             cost_usd: 0.0,
             renamed_tools: Vec::new(),
+            searches: Vec::new(),
+            retrieval: None,
         }
     }
 }
@@ -97,105 +105,140 @@ impl ToolListing {
     }
 }
 
+/// How a trial is run, besides its task: its labels, turn limit, seeds and how its tools are given.
+#[derive(Debug, Clone, Copy)]
+pub struct TrialSetting<'a> {
+    pub variant: Option<&'a str>,
+    pub suite: &'a str,
+    pub max_turns: usize,
+    pub seed: u64,
+    pub repeat: u32,
+    /// `native-search`: the tools go to the provider deferred, behind its own tool search.
+    pub deferred_tools: bool,
+}
+
 /// Runs one task against one backend on a fresh session of `server` (whose listing `listing` keeps).
-#[allow(clippy::too_many_arguments)]
+/// The listing is read again before each turn: a `search_tools` call changes it, and the model
+/// sees the tools it found on its next turn.
 pub async fn run_trial(
     server: &Arc<McpServer>,
     listing: &ToolListing,
     lane: &BackendLane,
-    variant: Option<&str>,
-    suite: &str,
+    setting: TrialSetting<'_>,
     task: &Task,
-    max_turns: usize,
-    seed: u64,
-    repeat: u32,
 ) -> Result<TrialOutcome, Halt> {
     let started = Instant::now();
     let mut record = TrialRecord::default();
     let mut transcript = initial_messages(task);
     let (mut turns, mut input_tokens, mut output_tokens) = (0, 0, 0);
     let (mut requests, mut retries, mut cached_replies, mut cost_usd) = (0, 0, 0, 0.0);
-    let mut renamed_tools = Vec::new();
+    let mut renamed_tools: Vec<(String, String)> = Vec::new();
+    let mut searches = Vec::new();
+    let searchable = server.has_tool_search();
     match connect_in_memory(Arc::clone(server)).await {
         Err(e) => record.backend_error = Some(format!("MCP session failed: {e}")),
-        Ok(client) => match listing.of(server, &client).await {
-            Err(e) => record.backend_error = Some(format!("tools/list failed: {e}")),
-            Ok(tools) => {
+        Ok(client) => {
+            while turns < setting.max_turns {
+                let tools = match listing.of(server, &client).await {
+                    Ok(tools) => tools,
+                    Err(e) => {
+                        record.backend_error = Some(format!("tools/list failed: {e}"));
+                        break;
+                    }
+                };
                 record.shown_tools = tools
                     .iter()
                     .filter_map(|t| t["name"].as_str().map(str::to_string))
                     .collect();
-                renamed_tools = lane.backend.renamed_tools(&tools);
-                while turns < max_turns {
-                    turns += 1;
-                    let turn = Turn {
-                        messages: &transcript,
-                        tools: &tools,
-                        trial: TrialLabel {
-                            suite,
-                            variant,
-                            task: &task.id,
-                        },
-                        seed,
-                        repeat,
-                    };
-                    let (result, cost) = lane.complete(turn).await;
-                    requests += cost.requests;
-                    retries += cost.retries;
-                    cached_replies += u32::from(cost.cached);
-                    cost_usd += cost.usd;
-                    let reply = match result {
-                        Ok(reply) => reply,
-                        Err(e @ BackendError::Auth { .. }) => return Err(Halt(e)),
-                        Err(e) => {
-                            record.backend_error = Some(e.to_string());
-                            break;
-                        }
-                    };
-                    input_tokens += reply.input_tokens;
-                    output_tokens += reply.output_tokens;
-                    let calls = reply.calls.clone();
-                    transcript.push(ChatMessage::Assistant {
-                        text: reply.text,
-                        calls: reply.calls,
-                    });
-                    if calls.is_empty() {
+                for pair in lane.backend.renamed_tools(&tools) {
+                    if !renamed_tools.contains(&pair) {
+                        renamed_tools.push(pair);
+                    }
+                }
+                turns += 1;
+                let reply_index = u32::try_from(turns - 1).unwrap_or(u32::MAX);
+                let turn = Turn {
+                    messages: &transcript,
+                    tools: &tools,
+                    trial: TrialLabel {
+                        suite: setting.suite,
+                        variant: setting.variant,
+                        task: &task.id,
+                    },
+                    seed: setting.seed,
+                    repeat: setting.repeat,
+                    deferred_tools: setting.deferred_tools,
+                };
+                let (result, cost) = lane.complete(turn).await;
+                requests += cost.requests;
+                retries += cost.retries;
+                cached_replies += u32::from(cost.cached);
+                cost_usd += cost.usd;
+                let reply = match result {
+                    Ok(reply) => reply,
+                    Err(e @ BackendError::Auth { .. }) => return Err(Halt(e)),
+                    Err(e) => {
+                        record.backend_error = Some(e.to_string());
                         break;
                     }
-                    // A reply that only repeats calls which already succeeded in this trial has
-                    // nothing new to learn from their results: small models loop like this until
-                    // the turn limit. The repeat is recorded as made, not executed, and ends the
-                    // trial.
-                    if only_repeats(&record.calls, &calls) {
-                        record
-                            .calls
-                            .extend(calls.into_iter().map(|call| ObservedCall {
-                                tool: call.tool,
-                                arguments: call.arguments,
-                                result_is_error: None,
-                                reply: u32::try_from(turns - 1).unwrap_or(u32::MAX),
-                            }));
-                        break;
-                    }
-                    for call in calls {
-                        let (content, is_error, executed) =
-                            execute(&client, &call.tool, &call.arguments).await;
+                };
+                input_tokens += reply.input_tokens;
+                output_tokens += reply.output_tokens;
+                searches.extend(reply.searches.into_iter().map(|search| ObservedSearch {
+                    reply: reply_index,
+                    ..search
+                }));
+                let calls = reply.calls.clone();
+                transcript.push(ChatMessage::Assistant {
+                    text: reply.text,
+                    calls: reply.calls,
+                });
+                if calls.is_empty() {
+                    break;
+                }
+                // A reply that only repeats calls which already succeeded in this trial has
+                // nothing new to learn from their results: small models loop like this until
+                // the turn limit. The repeat is recorded as made, not executed, and ends the
+                // trial.
+                if only_repeats(&record.calls, &calls) {
+                    record
+                        .calls
+                        .extend(calls.into_iter().map(|call| ObservedCall {
+                            tool: call.tool,
+                            arguments: call.arguments,
+                            result_is_error: None,
+                            reply: reply_index,
+                        }));
+                    break;
+                }
+                for call in calls {
+                    let executed = execute(&client, &call.tool, &call.arguments).await;
+                    // A search is how the trial's tools are found, not a pick: it is recorded
+                    // apart and never scored.
+                    if searchable && call.tool == SEARCH_TOOL_NAME {
+                        searches.push(ObservedSearch {
+                            query: search_query(&call.arguments),
+                            found: executed.found.clone(),
+                            reply: reply_index,
+                            native: false,
+                        });
+                    } else {
                         record.calls.push(ObservedCall {
                             tool: call.tool.clone(),
                             arguments: call.arguments,
-                            result_is_error: executed.then_some(is_error),
-                            reply: u32::try_from(turns - 1).unwrap_or(u32::MAX),
-                        });
-                        transcript.push(ChatMessage::Tool {
-                            call_id: call.id,
-                            tool: call.tool,
-                            content,
-                            is_error,
+                            result_is_error: executed.ran.then_some(executed.is_error),
+                            reply: reply_index,
                         });
                     }
+                    transcript.push(ChatMessage::Tool {
+                        call_id: call.id,
+                        tool: call.tool,
+                        content: executed.text,
+                        is_error: executed.is_error,
+                    });
                 }
             }
-        },
+        }
     }
     let verdict = score_task(task, &record);
     Ok(TrialOutcome {
@@ -211,7 +254,21 @@ pub async fn run_trial(
         cached_replies,
         cost_usd,
         renamed_tools,
+        searches,
+        retrieval: None,
     })
+}
+
+/// What a `search_tools` call searched for.
+fn search_query(arguments: &CallArguments) -> String {
+    match arguments {
+        CallArguments::Parsed(map) => map
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        CallArguments::Malformed { raw, .. } => raw.clone(),
+    }
 }
 
 /// Whether a reply's calls only repeat calls that already succeeded. A written reply that loops
@@ -236,16 +293,28 @@ fn repeats_a_success(made: &[ObservedCall], call: &crate::backend::ToolCallReque
     })
 }
 
-/// Executes one call through MCP: (text for the model, whether it is an error, whether it ran).
-async fn execute(
-    client: &McpClient,
-    tool: &str,
-    arguments: &CallArguments,
-) -> (String, bool, bool) {
+/// What executing one call gave.
+struct Executed {
+    /// The text the model is sent.
+    text: String,
+    is_error: bool,
+    /// Whether the call reached the tool.
+    ran: bool,
+    /// The tools a `search_tools` result names (`structuredContent.tools`).
+    found: Vec<String>,
+}
+
+/// Executes one call through MCP.
+async fn execute(client: &McpClient, tool: &str, arguments: &CallArguments) -> Executed {
+    let failed = |text: String, ran: bool| Executed {
+        text,
+        is_error: true,
+        ran,
+        found: Vec::new(),
+    };
     let CallArguments::Parsed(arguments) = arguments else {
-        return (
+        return failed(
             "The tool call's arguments are not a JSON object; send them as valid JSON.".into(),
-            true,
             false,
         );
     };
@@ -253,14 +322,20 @@ async fn execute(
         .call_tool(tool, Value::Object(arguments.clone()))
         .await
     {
-        Ok(result) => (result_text(&result), result["isError"] == true, true),
+        Ok(result) => Executed {
+            text: result_text(&result),
+            is_error: result["isError"] == true,
+            ran: true,
+            found: result["structuredContent"]["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect(),
+        },
         // Servers answer an unknown tool with a JSON-RPC error or an isError result: both go to the model.
-        Err(ClientError::Rpc { message, .. }) => (message, true, true),
-        Err(other) => (
-            format!("the tool could not be called: {other}"),
-            true,
-            false,
-        ),
+        Err(ClientError::Rpc { message, .. }) => failed(message, true),
+        Err(other) => failed(format!("the tool could not be called: {other}"), false),
     }
 }
 

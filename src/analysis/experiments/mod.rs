@@ -1,6 +1,8 @@
 //! The experiment tables, each a polars query over the trials frame followed by the statistics:
-//! paired description A/B comparisons, accuracy against toolset size with a logistic fit, accuracy
-//! by the gold tool's position, and the confusion of expected against picked tools. The metric is
+//! paired comparisons of arms (description variants, or exposure strategies), accuracy against
+//! toolset size with a logistic fit (one series per backend, arm and strategy), accuracy by the
+//! gold tool's position, and the confusion of expected against picked tools; what each exposure
+//! strategy's misses come from is `exposure_split`'s. The metric is
 //! the *pick*: the first call chose an acceptable tool, or nothing was called when nothing should
 //! be; `error` trials are left out of every figure (and of both sides of a pair).
 
@@ -12,8 +14,19 @@ use crate::score::{Interval, wilson_interval};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 
-/// Keys that make two trials a pair in an A/B test: everything but the arm.
-const PAIR_KEYS: [&str; 6] = ["backend", "suite", "task", "size", "sweep_seed", "repeat"];
+/// The columns that name a trial's condition; two trials are a pair when they agree on all of them
+/// but the one compared (the variant in a description A/B test, the exposure strategy in a
+/// strategy comparison).
+const CONDITION_KEYS: [&str; 8] = [
+    "backend",
+    "suite",
+    "task",
+    "variant",
+    "exposure",
+    "size",
+    "sweep_seed",
+    "repeat",
+];
 const BOOTSTRAP_RESAMPLES: usize = 10_000;
 const BOOTSTRAP_SEED: u64 = 20_261_201;
 pub const ALPHA: f64 = 0.05;
@@ -133,24 +146,28 @@ fn count_as_u64(e: Expr) -> Expr {
 }
 
 /// Each arm after the first against the first, per backend, on trials paired by task and condition.
-pub fn ab_comparisons(frame: &DataFrame, arms: &[String]) -> PolarsResult<Vec<AbComparison>> {
+/// `axis` is the column the arms are values of: `variant` (description A/B) or `exposure`.
+pub fn ab_comparisons(
+    frame: &DataFrame,
+    axis: &str,
+    arms: &[String],
+) -> PolarsResult<Vec<AbComparison>> {
     let mut comparisons = Vec::new();
     let Some((arm_a, others)) = arms.split_first() else {
         return Ok(comparisons);
     };
-    let keys: Vec<Expr> = PAIR_KEYS.iter().map(|k| col(*k)).collect();
+    let pair_keys: Vec<&str> = CONDITION_KEYS
+        .iter()
+        .copied()
+        .filter(|k| *k != axis)
+        .collect();
+    let keys: Vec<Expr> = pair_keys.iter().map(|k| col(*k)).collect();
     let arm = |name: &str, alias: &str| {
+        let mut columns: Vec<Expr> = pair_keys.iter().map(|k| col(*k)).collect();
+        columns.push(col("right_pick").alias(alias));
         scored(frame)
-            .filter(col("variant").eq(lit(name.to_string())))
-            .select([
-                col("backend"),
-                col("suite"),
-                col("task"),
-                col("size"),
-                col("sweep_seed"),
-                col("repeat"),
-                col("right_pick").alias(alias),
-            ])
+            .filter(col(axis).eq(lit(name.to_string())))
+            .select(columns)
     };
     for arm_b in others {
         let pairs = arm(arm_a, "a")
@@ -160,7 +177,7 @@ pub fn ab_comparisons(frame: &DataFrame, arms: &[String]) -> PolarsResult<Vec<Ab
                 keys.clone(),
                 JoinArgs::new(JoinType::Inner),
             )
-            .sort(PAIR_KEYS, SortMultipleOptions::default())
+            .sort(pair_keys.clone(), SortMultipleOptions::default())
             .collect()?;
         let backends = strings(&pairs, "backend")?;
         let tasks = strings(&pairs, "task")?;
@@ -239,7 +256,7 @@ pub fn ab_comparisons(frame: &DataFrame, arms: &[String]) -> PolarsResult<Vec<Ab
 pub fn size_curves(frame: &DataFrame) -> PolarsResult<Vec<SizeCurve>> {
     let table = scored(frame)
         .filter(col("size").gt(lit(0u32)))
-        .group_by([col("backend"), col("variant"), col("size")])
+        .group_by([col("backend"), col("variant"), col("exposure"), col("size")])
         .agg([
             count_as_u64(col("right_pick").sum()).alias("picks"),
             count_as_u64(col("correct").sum()).alias("corrects"),
@@ -254,11 +271,12 @@ pub fn size_curves(frame: &DataFrame) -> PolarsResult<Vec<SizeCurve>> {
                 .alias("shown"),
         ])
         .sort(
-            ["backend", "variant", "size"],
+            ["backend", "variant", "exposure", "size"],
             SortMultipleOptions::default(),
         )
         .collect()?;
     let (backends, variants) = (strings(&table, "backend")?, strings(&table, "variant")?);
+    let exposures = strings(&table, "exposure")?;
     let sizes = numbers(&table, "size")?;
     let (picks, corrects, trials) = (
         numbers(&table, "picks")?,
@@ -268,7 +286,7 @@ pub fn size_curves(frame: &DataFrame) -> PolarsResult<Vec<SizeCurve>> {
     let (tokens, shown) = (floats(&table, "tokens")?, floats(&table, "shown")?);
     let mut curves: Vec<SizeCurve> = Vec::new();
     for i in 0..table.height() {
-        let series = series_name(&backends[i], &variants[i]);
+        let series = series_name(&backends[i], &variants[i], &exposures[i]);
         if curves.last().is_none_or(|c| c.series != series) {
             curves.push(SizeCurve {
                 series,
@@ -333,22 +351,28 @@ pub fn position_curves(frame: &DataFrame) -> PolarsResult<Vec<PositionCurve>> {
                 )
                 .alias("bucket"),
         )
-        .group_by([col("backend"), col("variant"), col("bucket")])
+        .group_by([
+            col("backend"),
+            col("variant"),
+            col("exposure"),
+            col("bucket"),
+        ])
         .agg([
             count_as_u64(col("right_pick").sum()).alias("picks"),
             count_as_u64(len()).alias("trials"),
         ])
         .sort(
-            ["backend", "variant", "bucket"],
+            ["backend", "variant", "exposure", "bucket"],
             SortMultipleOptions::default(),
         )
         .collect()?;
     let (backends, variants) = (strings(&table, "backend")?, strings(&table, "variant")?);
+    let exposures = strings(&table, "exposure")?;
     let buckets = numbers(&table, "bucket")?;
     let (picks, trials) = (numbers(&table, "picks")?, numbers(&table, "trials")?);
     let mut curves: Vec<PositionCurve> = Vec::new();
     for i in 0..table.height() {
-        let series = series_name(&backends[i], &variants[i]);
+        let series = series_name(&backends[i], &variants[i], &exposures[i]);
         if curves.last().is_none_or(|c| c.series != series) {
             curves.push(PositionCurve {
                 series,
@@ -439,14 +463,20 @@ pub fn confusions(frame: &DataFrame) -> PolarsResult<Vec<ConfusionMatrix>> {
     Ok(matrices)
 }
 
-/// "bm25" or "bm25 / travel-rich".
-pub fn series_name(backend: &str, variant: &str) -> String {
-    if variant.is_empty() {
-        backend.to_string()
-    } else {
-        format!("{backend} / {variant}")
+/// "bm25", "bm25 / travel-rich", "bm25 / retrieve:embed:5" or "bm25 / travel-rich / flat".
+pub fn series_name(backend: &str, variant: &str, exposure: &str) -> String {
+    let mut name = backend.to_string();
+    for part in [variant, exposure] {
+        if !part.is_empty() {
+            name.push_str(" / ");
+            name.push_str(part);
+        }
     }
+    name
 }
+
+mod exposure_split;
+pub use exposure_split::{ExposureSplit, SplitRow, exposure_splits};
 
 #[cfg(test)]
 mod tests;

@@ -39,7 +39,7 @@ fn ab_pairs_trials_by_task_and_counts_discordant_pairs() {
     rows.retain(|r| !(r.task == "t15" && r.variant.as_deref() == Some("rich")));
     rows.push(broken);
     let df = frame(&rows).unwrap();
-    let result = ab_comparisons(&df, &["terse".into(), "rich".into()]).unwrap();
+    let result = ab_comparisons(&df, "variant", &["terse".into(), "rich".into()]).unwrap();
     assert_eq!(result.len(), 1);
     let c = &result[0];
     assert_eq!(c.pairs, 15);

@@ -193,6 +193,7 @@ impl LocalBackend {
             }],
             input_tokens,
             output_tokens,
+            searches: Vec::new(),
         })
     }
 

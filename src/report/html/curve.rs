@@ -1,5 +1,5 @@
-//! The accuracy curves: accuracy against toolset size on a logarithmic x axis and accuracy by
-//! the gold tool's position on a linear one share one drawing function, which draws each series as
+//! The curves: accuracy against toolset size on a logarithmic x axis, mean prompt tokens against
+//! it, and accuracy by the gold tool's position on a linear one share one drawing function, which draws each series as
 //! a line with dots over its shaded interval band and counts the points it could not place.
 
 use super::escape;
@@ -40,32 +40,60 @@ impl XScale {
     }
 }
 
+/// What the y axis measures: a proportion (drawn 0–100%) or a mean token count (drawn from 0 to a
+/// round number above the largest).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum YScale {
+    Proportion,
+    Tokens,
+}
+
 pub struct CurveAxis {
     kind: &'static str,
     title: &'static str,
     x_title: &'static str,
+    y_title: &'static str,
     caption: &'static str,
     scale: XScale,
+    y: YScale,
 }
+
+const PICK_TITLE: &str = "accuracy (first call is the gold tool)";
 
 pub const SIZE_AXIS: CurveAxis = CurveAxis {
     kind: "size",
     title: "Accuracy vs toolset size",
     x_title: "toolset size N (log scale)",
+    y_title: PICK_TITLE,
     caption: "Line and dots: share of trials whose first call was the gold tool, per toolset \
               size. Shaded band: the interval reported for each point. Hover a dot for its \
               numbers.",
     scale: XScale::Log,
+    y: YScale::Proportion,
+};
+
+pub const TOKENS_AXIS: CurveAxis = CurveAxis {
+    kind: "tokens",
+    title: "Prompt tokens vs toolset size",
+    x_title: "toolset size N (log scale)",
+    y_title: "mean prompt tokens per trial",
+    caption: "Line and dots: mean prompt (input) tokens a trial sent, per toolset size, as the \
+              backend reported them (offline baselines report none). With exposure strategies, \
+              one line each: what retrieval or search saves against flat.",
+    scale: XScale::Log,
+    y: YScale::Tokens,
 };
 
 pub const POSITION_AXIS: CurveAxis = CurveAxis {
     kind: "position",
     title: "Accuracy by gold position",
     x_title: "position of the gold tool in the list (1 = first)",
+    y_title: PICK_TITLE,
     caption: "Line and dots: share of trials whose first call was the gold tool, by where the \
               gold tool stood in the tool list. Shaded band: the interval reported for each \
               point.",
     scale: XScale::Linear,
+    y: YScale::Proportion,
 };
 
 struct PlottedPoint {
@@ -105,6 +133,18 @@ fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
     const LEGEND_ROW: f64 = 20.0;
     let bottom = TOP + PLOT_HEIGHT;
 
+    // Token counts are drawn as shares of a round top value, so one drawing serves both scales.
+    let y_max = match axis.y {
+        YScale::Proportion => 1.0,
+        YScale::Tokens => round_top(
+            curves
+                .iter()
+                .flat_map(|c| &c.points)
+                .map(|p| p.estimate.max(p.high))
+                .filter(|v| v.is_finite())
+                .fold(0.0, f64::max),
+        ),
+    };
     let mut skipped = 0usize;
     let mut plotted: Vec<Vec<PlottedPoint>> = Vec::with_capacity(curves.len());
     for curve in curves {
@@ -118,15 +158,15 @@ fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
                 skipped += 1;
                 continue;
             }
-            let estimate = point.estimate.clamp(0.0, 1.0);
+            let estimate = (point.estimate / y_max).clamp(0.0, 1.0);
             // A missing bound collapses the band onto the estimate instead of dropping the point.
             let low = if point.low.is_finite() {
-                point.low.clamp(0.0, 1.0)
+                (point.low / y_max).clamp(0.0, 1.0)
             } else {
                 estimate
             };
             let high = if point.high.is_finite() {
-                point.high.clamp(0.0, 1.0)
+                (point.high / y_max).clamp(0.0, 1.0)
             } else {
                 estimate
             };
@@ -181,18 +221,18 @@ fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
     let mut out = String::new();
     open_chart(&mut out, axis.kind, WIDTH, height, axis.title);
 
-    // Horizontal grid and y ticks every 20%.
+    // Horizontal grid and y ticks every fifth of the axis.
     for step in 0..=5 {
         let proportion = step as f64 / 5.0;
         let y = coord(py(proportion));
         put!(
             out,
             "<line x1=\"{}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#e6e6e6\"/>\
-             <text class=\"tick\" x=\"{}\" y=\"{y}\" dy=\"4\" text-anchor=\"end\">{}%</text>\n",
+             <text class=\"tick\" x=\"{}\" y=\"{y}\" dy=\"4\" text-anchor=\"end\">{}</text>\n",
             coord(LEFT),
             coord(RIGHT),
             coord(LEFT - 8.0),
-            step * 20
+            y_value(axis.y, proportion * y_max)
         );
     }
 
@@ -231,8 +271,7 @@ fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
         "<line x1=\"{l}\" x2=\"{l}\" y1=\"{t}\" y2=\"{b}\" stroke=\"#333\"/>\
          <line x1=\"{l}\" x2=\"{r}\" y1=\"{b}\" y2=\"{b}\" stroke=\"#333\"/>\n\
          <text x=\"{mid}\" y=\"{xt}\" text-anchor=\"middle\">{x_title}</text>\n\
-         <text transform=\"translate(16 {ym}) rotate(-90)\" text-anchor=\"middle\">accuracy \
-         (first call is the gold tool)</text>\n",
+         <text transform=\"translate(16 {ym}) rotate(-90)\" text-anchor=\"middle\">{y_title}</text>\n",
         l = coord(LEFT),
         r = coord(RIGHT),
         t = coord(TOP),
@@ -240,7 +279,8 @@ fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
         mid = coord((LEFT + RIGHT) / 2.0),
         xt = coord(bottom + 40.0),
         ym = coord(TOP + PLOT_HEIGHT / 2.0),
-        x_title = axis.x_title
+        x_title = axis.x_title,
+        y_title = axis.y_title
     );
 
     if plotted.iter().all(Vec::is_empty) {
@@ -332,9 +372,9 @@ fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
                     "position"
                 },
                 escape(&tick_label(p.x)),
-                percent(p.estimate),
-                percent(p.low),
-                percent(p.high),
+                y_value(axis.y, p.estimate * y_max),
+                y_value(axis.y, p.low * y_max),
+                y_value(axis.y, p.high * y_max),
                 p.trials
             );
         }
@@ -368,4 +408,25 @@ fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
 
     out.push_str("</svg>\n");
     (out, skipped)
+}
+
+/// A y value as its axis writes it.
+fn y_value(scale: YScale, value: f64) -> String {
+    match scale {
+        YScale::Proportion => percent(value),
+        YScale::Tokens => tick_label(value.round()),
+    }
+}
+
+/// The smallest of 1, 2 or 5 times a power of ten that is at least `largest` (1 for nothing).
+fn round_top(largest: f64) -> f64 {
+    if largest.is_nan() || largest <= 0.0 || !largest.is_finite() {
+        return 1.0;
+    }
+    let power = 10f64.powf(largest.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * power)
+        .find(|top| *top >= largest)
+        .unwrap_or(10.0 * power)
 }

@@ -40,7 +40,7 @@ pub use table::Table;
 
 use ab::ab_section;
 use confusion::confusion_section;
-use curve::{POSITION_AXIS, SIZE_AXIS, curve_section};
+use curve::{POSITION_AXIS, SIZE_AXIS, TOKENS_AXIS, curve_section};
 use latency::latency_section;
 use table::summary_section;
 
@@ -52,6 +52,8 @@ pub struct ReportPage {
     pub summary_tables: Vec<Table>,
     /// Accuracy against toolset size, drawn on a logarithmic x axis; empty → section omitted.
     pub size_curves: Vec<SizeCurve>,
+    /// Mean prompt tokens against toolset size (estimates only); empty → section omitted.
+    pub token_curves: Vec<SizeCurve>,
     /// Accuracy by the gold tool's 1-based position in the list, drawn on a linear x axis.
     pub position_curves: Vec<SizeCurve>,
     /// A/B arm differences, drawn as a forest plot; empty → section omitted.
@@ -92,6 +94,13 @@ pub fn render(page: &ReportPage) -> String {
             id: "size",
             heading: "Accuracy vs toolset size",
             body: curve_section(&page.size_curves, &SIZE_AXIS),
+        });
+    }
+    if !page.token_curves.is_empty() {
+        sections.push(Section {
+            id: "tokens",
+            heading: "Prompt tokens vs toolset size",
+            body: curve_section(&page.token_curves, &TOKENS_AXIS),
         });
     }
     if !page.position_curves.is_empty() {

@@ -75,6 +75,7 @@ fn sample_page() -> ReportPage {
                 ],
             },
         ],
+        token_curves: vec![],
         position_curves: vec![SizeCurve {
             series: "claude-sonnet".to_string(),
             points: (1..=10)
@@ -128,6 +129,7 @@ pub fn empty_page() -> ReportPage {
         summary_tables: vec![],
         size_curves: vec![],
         position_curves: vec![],
+        token_curves: vec![],
         ab_comparisons: vec![],
         confusions: vec![],
         latencies: vec![],

@@ -4,15 +4,17 @@
 //! file — is found here and reported together, so a run never fails halfway on something it could
 //! have checked at the start. Resolving is a few named steps: the lanes' shared limits and backends
 //! (`lanes`), the workspace and each suite under each arm (`suites`), the lanes themselves (the oracle
-//! learning the suites' expectations), and the manifest (`manifest`) that `--resume` reads back.
+//! learning the suites' expectations), the exposure strategies checked and their rankers loaded
+//! (`exposures`), and the manifest (`manifest`) that `--resume` reads back.
 //! Nothing here prints: what the plan notices goes to `notices`.
 
+mod exposures;
 mod lanes;
 mod manifest;
 mod suites;
 
-use super::exposure::{Shown, exposed_tools};
 use super::lane::BackendLane;
+use super::sweep_tools::{Shown, exposed_tools};
 use super::trial::ToolListing;
 use crate::backend::OracleAnswers;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
@@ -20,6 +22,7 @@ use crate::model::{Task, Tool};
 use crate::record::TrialKey;
 use crate::settings::{Distractors, RunSettings};
 use crate::spec::ConfigFile;
+use crate::tool_exposure::Exposure;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -88,6 +91,8 @@ pub struct PlannedTrial {
     pub size: u32,
     pub sweep_seed: u32,
     pub repeat: u32,
+    /// Index into the plan's exposures (0 when the run names none).
+    pub exposure: u32,
 }
 
 pub struct RunPlan {
@@ -96,6 +101,10 @@ pub struct RunPlan {
     pub max_turns: usize,
     pub sizes: Vec<u32>,
     pub distractors: Distractors,
+    /// The exposure strategies named (empty: every tool listed, unlabelled).
+    pub exposures: Vec<Exposure>,
+    /// What ranks tools for `retrieve:*` and `search-tool:*`.
+    pub rankers: exposures::Rankers,
     pub seeds: u32,
     pub repeats: u32,
     pub budget: Option<f64>,
@@ -145,6 +154,8 @@ impl RunPlan {
             answers,
             &mut problems,
         );
+        exposures::check(options, &lanes, &suites, &mut problems);
+        let rankers = exposures::Rankers::for_exposures(&options.exposures, &mut problems);
         if !problems.is_empty() {
             return Err(PlanError(problems));
         }
@@ -162,7 +173,10 @@ impl RunPlan {
             options.seeds
         };
         let repeats = options.repeats.max(1);
-        let conditions = options.sizes.len().max(1) * seeds as usize * options.repeats as usize;
+        let conditions = options.sizes.len().max(1)
+            * seeds as usize
+            * options.repeats as usize
+            * options.exposures.len().max(1);
         let trials: usize =
             suites.iter().map(|s| s.tasks.len()).sum::<usize>() * lanes.len() * conditions;
         let manifest = manifest::manifest(manifest::ManifestParts {
@@ -180,6 +194,8 @@ impl RunPlan {
             max_turns: options.max_turns,
             sizes: options.sizes.clone(),
             distractors: options.distractors,
+            exposures: options.exposures.clone(),
+            rankers,
             seeds,
             repeats,
             budget: options.budget,
@@ -196,21 +212,25 @@ impl RunPlan {
         } else {
             self.sizes.clone()
         };
+        let exposures = self.exposures.len().max(1) as u32;
         let mut trials = Vec::new();
         for (suite, plan) in self.suites.iter().enumerate() {
             for task in 0..plan.tasks.len() {
                 for &size in &sizes {
-                    for sweep_seed in 0..self.seeds {
-                        for repeat in 0..self.repeats {
-                            for lane in 0..self.lanes.len() {
-                                trials.push(PlannedTrial {
-                                    suite,
-                                    task,
-                                    lane,
-                                    size,
-                                    sweep_seed,
-                                    repeat,
-                                });
+                    for exposure in 0..exposures {
+                        for sweep_seed in 0..self.seeds {
+                            for repeat in 0..self.repeats {
+                                for lane in 0..self.lanes.len() {
+                                    trials.push(PlannedTrial {
+                                        suite,
+                                        task,
+                                        lane,
+                                        size,
+                                        sweep_seed,
+                                        repeat,
+                                        exposure,
+                                    });
+                                }
                             }
                         }
                     }
@@ -252,10 +272,26 @@ impl RunPlan {
             task: suite.tasks[trial.task].id.clone(),
             backend: self.lanes[trial.lane].id.clone(),
             variant: suite.variant.clone().unwrap_or_default(),
+            exposure: self.exposure_label(trial).unwrap_or_default(),
             size: trial.size,
             sweep_seed: trial.sweep_seed,
             repeat: trial.repeat,
         }
+    }
+
+    /// The strategy `trial` exposes its tools by (`flat` when the run names none).
+    pub fn exposure(&self, trial: PlannedTrial) -> Exposure {
+        self.exposures
+            .get(trial.exposure as usize)
+            .copied()
+            .unwrap_or(Exposure::Flat)
+    }
+
+    /// The strategy's label as trials are keyed by (`None` when the run names none).
+    pub fn exposure_label(&self, trial: PlannedTrial) -> Option<String> {
+        self.exposures
+            .get(trial.exposure as usize)
+            .map(|e| e.label())
     }
 
     /// The seed a backend draws with in this trial: the task's, so both arms of an A/B test and

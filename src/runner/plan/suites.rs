@@ -3,7 +3,7 @@
 //! a variant, its tasks filtered by tag and scored by the run's profile, its distractor pool for a
 //! sweep, and the MCP servers that serve it.
 
-use super::super::exposure::distractor_pool;
+use super::super::sweep_tools::distractor_pool;
 use super::super::trial::ToolListing;
 use super::{BASE_ARM, SuitePlan, TaskServing};
 use crate::load::Workspace;
