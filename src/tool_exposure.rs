@@ -144,6 +144,9 @@ pub struct ObservedSearch {
     pub reply: u32,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub native: bool,
+    /// The provider's id of the search, which later turns send back with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 impl TryFrom<String> for Exposure {

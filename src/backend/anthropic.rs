@@ -1,16 +1,27 @@
 //! `anthropic:MODEL`: the Messages API (`POST /v1/messages`, `anthropic-version: 2023-06-01`) with
 //! `tools`; the model answers with `tool_use` blocks and gets `tool_result` blocks back (all results
 //! of one turn in one user message, as the API requires), `is_error` set for tool errors.
+//!
+//! Under `native-search` every tool is sent with `defer_loading: true` beside the BM25 tool search
+//! tool (`tool_search_tool_bm25_20251119`, beta `advanced-tool-use-2025-11-20`): the API searches on
+//! its side, within the same reply, and answers with `server_tool_use` and
+//! `tool_search_tool_result` blocks (the tools found as `tool_reference`s) before the `tool_use`.
+//! Those searches are recorded, and sent back in later turns as the API requires.
 
 use super::hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, error_for_status, retry_after};
 use super::provider_names::ToolNameMap;
 use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
 use crate::score::CallArguments;
+use crate::tool_exposure::ObservedSearch;
 use serde_json::{Value, json};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const DEFAULT_API_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 const API_VERSION: &str = "2023-06-01";
+/// The beta the tool search tool and `defer_loading` need.
+pub const TOOL_SEARCH_BETA: &str = "advanced-tool-use-2025-11-20";
+const TOOL_SEARCH_TYPE: &str = "tool_search_tool_bm25_20251119";
+const TOOL_SEARCH_NAME: &str = "tool_search_tool_bm25";
 
 #[derive(Debug, Clone)]
 pub struct AnthropicBackend {
@@ -36,8 +47,27 @@ impl AnthropicBackend {
                 ChatMessage::User { content } => {
                     messages.push(json!({"role": "user", "content": content}));
                 }
-                ChatMessage::Assistant { text, calls } => {
+                ChatMessage::Assistant {
+                    text,
+                    calls,
+                    searches,
+                } => {
                     let mut blocks = Vec::new();
+                    for (i, search) in searches.iter().enumerate() {
+                        let id = search
+                            .id
+                            .clone()
+                            .unwrap_or_else(|| format!("srvtoolu_{}", i + 1));
+                        let references: Vec<Value> = search
+                            .found
+                            .iter()
+                            .map(|tool| json!({"type": "tool_reference", "tool_name": names.to_provider(tool)}))
+                            .collect();
+                        blocks.push(json!({"type": "server_tool_use", "id": id,
+                            "name": TOOL_SEARCH_NAME, "input": {"query": search.query}}));
+                        blocks.push(json!({"type": "tool_search_tool_result", "tool_use_id": id,
+                            "content": {"type": "tool_search_tool_search_result", "tool_references": references}}));
+                    }
                     if let Some(text) = text.as_deref().filter(|t| !t.is_empty()) {
                         blocks.push(json!({"type": "text", "text": text}));
                     }
@@ -90,7 +120,7 @@ impl AnthropicBackend {
             "system": system,
             "messages": messages,
         });
-        let tools: Vec<Value> = turn
+        let mut tools: Vec<Value> = turn
             .tools
             .iter()
             .map(|tool| {
@@ -101,9 +131,18 @@ impl AnthropicBackend {
                 if let Some(description) = tool["description"].as_str() {
                     t["description"] = json!(description);
                 }
+                if turn.deferred_tools {
+                    t["defer_loading"] = json!(true);
+                }
                 t
             })
             .collect();
+        if turn.deferred_tools {
+            tools.insert(
+                0,
+                json!({"type": TOOL_SEARCH_TYPE, "name": TOOL_SEARCH_NAME}),
+            );
+        }
         if !tools.is_empty() {
             body["tools"] = json!(tools);
         }
@@ -117,6 +156,9 @@ impl AnthropicBackend {
             .post(format!("{}/v1/messages", self.config.base_url))
             .header("anthropic-version", API_VERSION)
             .json(&self.request_body(&turn, &names));
+        if turn.deferred_tools {
+            request = request.header("anthropic-beta", TOOL_SEARCH_BETA);
+        }
         if let Some(key) = &self.config.api_key {
             request = request.header("x-api-key", key);
         }
@@ -156,6 +198,7 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
     })?;
     let mut texts = Vec::new();
     let mut calls = Vec::new();
+    let mut searches: Vec<ObservedSearch> = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         match block["type"].as_str() {
             None => {
@@ -186,6 +229,41 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
                     arguments,
                 });
             }
+            // A search the API ran: its query now, what it found in the result block after it.
+            Some("server_tool_use") if block["name"] == TOOL_SEARCH_NAME => {
+                let input = &block["input"];
+                let query = input["query"]
+                    .as_str()
+                    .or_else(|| input["pattern"].as_str())
+                    .unwrap_or_default();
+                searches.push(ObservedSearch {
+                    query: query.to_string(),
+                    found: Vec::new(),
+                    reply: 0,
+                    native: true,
+                    id: block["id"].as_str().map(str::to_string),
+                });
+            }
+            Some("tool_search_tool_result") => {
+                let id = block["tool_use_id"].as_str();
+                let search = searches
+                    .iter_mut()
+                    .rev()
+                    .find(|s| s.id.as_deref() == id)
+                    .ok_or_else(|| {
+                        BackendError::Decode(format!(
+                            "content[{i}] is a tool_search_tool_result for no server_tool_use before it"
+                        ))
+                    })?;
+                // An error result (`tool_search_tool_result_error`) found nothing.
+                search.found = block["content"]["tool_references"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r["tool_name"].as_str())
+                    .map(|name| names.to_mcp(name))
+                    .collect();
+            }
             // Thinking and other block types carry nothing to score.
             _ => {}
         }
@@ -202,7 +280,7 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
         calls,
         input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
         output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
-        searches: Vec::new(),
+        searches,
     })
 }
 

@@ -9,6 +9,7 @@ mod embed;
 mod hosted;
 mod local;
 mod openai;
+mod openai_responses;
 mod options;
 mod oracle;
 mod provider_names;
@@ -44,6 +45,10 @@ pub enum ChatMessage {
     Assistant {
         text: Option<String>,
         calls: Vec<ToolCallRequest>,
+        /// Searches the provider's own tool search ran within this reply (`native-search`), which
+        /// the provider needs to see again in later turns.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        searches: Vec<crate::tool_exposure::ObservedSearch>,
     },
     Tool {
         call_id: String,

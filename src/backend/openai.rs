@@ -8,11 +8,15 @@
 //! present (one is always sent); `tool_choice: "required"` fails there, so `"auto"` is sent; replies
 //! are not streamed; only `tool_calls` is read, never the legacy `function_call`; an assistant
 //! message that made calls carries `content: ""`, since a null content is rejected there.
+//!
+//! Under `native-search` a turn goes to the Responses API instead (`openai_responses`), whose
+//! `tool_search` is OpenAI's own.
 
 use super::hosted::{
     DEFAULT_SYSTEM_PROMPT, HostedConfig, arguments_text, body_excerpt, error_for_status, json_kind,
     parse_arguments, retry_after,
 };
+use super::openai_responses;
 use super::provider_names::ToolNameMap;
 use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
 use async_openai::Client;
@@ -38,6 +42,8 @@ struct HttpFailure {
 pub struct OpenAiBackend {
     pub config: HostedConfig,
     client: Client<OpenAIConfig>,
+    /// For the Responses API (`native-search`), which the async-openai features built here lack.
+    http: reqwest::Client,
 }
 
 impl std::fmt::Debug for OpenAiBackend {
@@ -53,6 +59,7 @@ impl OpenAiBackend {
         let http = reqwest::Client::builder()
             .build()
             .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let responses_http = http.clone();
         let service = tower::service_fn(move |factory: HttpRequestFactory| {
             let http = http.clone();
             async move {
@@ -79,7 +86,11 @@ impl OpenAiBackend {
             .with_org_id("")
             .with_project_id("");
         let client = Client::with_config(openai).with_http_service(service);
-        Ok(OpenAiBackend { config, client })
+        Ok(OpenAiBackend {
+            config,
+            client,
+            http: responses_http,
+        })
     }
 
     /// The request body for one turn (public so tests can check it without a server).
@@ -96,7 +107,7 @@ impl OpenAiBackend {
             messages.push(match message {
                 ChatMessage::System { content } => json!({"role": "system", "content": content}),
                 ChatMessage::User { content } => json!({"role": "user", "content": content}),
-                ChatMessage::Assistant { text, calls } => {
+                ChatMessage::Assistant { text, calls, .. } => {
                     // An empty string rather than null: the API allows either beside tool calls,
                     // but llama-cpp-python's server rejects null.
                     let mut m =
@@ -150,6 +161,9 @@ impl OpenAiBackend {
 
     pub async fn complete(&self, turn: Turn<'_>) -> Result<Reply, BackendError> {
         let names = ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
+        if turn.deferred_tools {
+            return self.complete_with_tool_search(&turn, &names).await;
+        }
         let body = self.request_body(&turn, &names);
         let response: Value = self
             .client
@@ -158,6 +172,45 @@ impl OpenAiBackend {
             .await
             .map_err(|e| self.classify(e))?;
         parse_reply(&response, &names)
+    }
+
+    /// One turn through the Responses API with every tool deferred behind `tool_search`.
+    async fn complete_with_tool_search(
+        &self,
+        turn: &Turn<'_>,
+        names: &ToolNameMap,
+    ) -> Result<Reply, BackendError> {
+        let mut request = self
+            .http
+            .post(format!("{}/responses", self.config.base_url))
+            .json(&openai_responses::request_body(&self.config, turn, names));
+        if let Some(key) = &self.config.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.map_err(|e| {
+            BackendError::Transient(if e.is_connect() {
+                format!("cannot connect: {e}")
+            } else {
+                format!("HTTP failure: {e}")
+            })
+        })?;
+        let status = response.status().as_u16();
+        let wait = retry_after(response.headers());
+        let body = response
+            .text()
+            .await
+            .map_err(|e| BackendError::Transient(format!("the reply was cut off: {e}")))?;
+        if !(200..300).contains(&status) {
+            return Err(error_for_status(
+                status,
+                wait,
+                &body,
+                &self.config.api_key_env,
+            ));
+        }
+        let value: Value = serde_json::from_str(&body)
+            .map_err(|e| BackendError::Decode(format!("the reply is not JSON: {e}")))?;
+        openai_responses::parse_reply(&value, names)
     }
 
     fn classify(&self, error: OpenAIError) -> BackendError {

@@ -53,9 +53,14 @@ impl ReplayBackend {
                 .transcript
                 .into_iter()
                 .filter_map(|m| match m {
-                    ChatMessage::Assistant { text, calls } => Some(Reply {
+                    ChatMessage::Assistant {
                         text,
                         calls,
+                        searches,
+                    } => Some(Reply {
+                        text,
+                        calls,
+                        searches,
                         ..Reply::default()
                     }),
                     _ => None,

@@ -213,6 +213,7 @@ mod tests {
             found: vec!["book_flight".into(), "search_flights".into()],
             reply: 0,
             native: false,
+            id: None,
         }];
         assert_eq!(trial.search_found_gold(), Some(true));
         trial.expected_tools.clear();

@@ -184,14 +184,21 @@ pub async fn run_trial(
                 };
                 input_tokens += reply.input_tokens;
                 output_tokens += reply.output_tokens;
-                searches.extend(reply.searches.into_iter().map(|search| ObservedSearch {
-                    reply: reply_index,
-                    ..search
-                }));
+                let native_searches: Vec<ObservedSearch> = reply
+                    .searches
+                    .into_iter()
+                    .map(|search| ObservedSearch {
+                        reply: reply_index,
+                        native: true,
+                        ..search
+                    })
+                    .collect();
+                searches.extend(native_searches.iter().cloned());
                 let calls = reply.calls.clone();
                 transcript.push(ChatMessage::Assistant {
                     text: reply.text,
                     calls: reply.calls,
+                    searches: native_searches,
                 });
                 if calls.is_empty() {
                     break;
@@ -221,6 +228,7 @@ pub async fn run_trial(
                             found: executed.found.clone(),
                             reply: reply_index,
                             native: false,
+                            id: None,
                         });
                     } else {
                         record.calls.push(ObservedCall {
@@ -369,6 +377,7 @@ fn initial_messages(task: &Task) -> Vec<ChatMessage> {
                 Role::Assistant => ChatMessage::Assistant {
                     text: Some(m.content.clone()),
                     calls: Vec::new(),
+                    searches: Vec::new(),
                 },
             })
             .collect(),

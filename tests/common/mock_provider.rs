@@ -18,6 +18,8 @@
 //! | `garbage` | 200 with a body that is not JSON |
 //! | `weather` | one `weather_get` call for Oslo |
 //! | `loop` | the same `weather_get` call for Oslo on every turn, tool results or not |
+//! | `search-nothing` | a `search_tools` call for "zzzz qqqq", then text once it has the result |
+//! | `search-weather` | a `search_tools` call for "weather", then `weather_get` for Oslo once it is listed |
 //! | anything else | text only |
 //!
 //! Once a tool result is in the conversation, it answers with text. `reject_key` makes every
@@ -248,6 +250,33 @@ async fn handle(
         let id = format!("call_loop_{seen}");
         return reply(dialect, "", &[(id.as_str(), json!({"city": "Oslo"}))]);
     }
+    let listed = |name: &str| tool_names(dialect, &body).iter().any(|n| n == name);
+    if prompt.contains("search-nothing") {
+        if answered {
+            return reply(dialect, "No tool fits this request.", &[]);
+        }
+        return reply_with(
+            dialect,
+            "",
+            &[("call_s", "search_tools", json!({"query": "zzzz qqqq"}))],
+        );
+    }
+    if prompt.contains("search-weather") && !listed("weather_get") {
+        return reply_with(
+            dialect,
+            "",
+            &[("call_s", "search_tools", json!({"query": "weather"}))],
+        );
+    }
+    if prompt.contains("search-weather")
+        && !results_of(dialect, &body).contains(&"call_w".to_string())
+    {
+        return reply_with(
+            dialect,
+            "",
+            &[("call_w", "weather_get", json!({"city": "Oslo"}))],
+        );
+    }
     if answered {
         return reply(dialect, "It is 18 degrees in Oslo.", &[]);
     }
@@ -411,17 +440,58 @@ fn check_anthropic(body: &Value, problems: &mut Vec<String>) {
     }
 }
 
+/// The tool names a request offers.
+fn tool_names(dialect: Dialect, body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| match dialect {
+            Dialect::OpenAi => t["function"]["name"].as_str(),
+            Dialect::Anthropic => t["name"].as_str(),
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The call ids the conversation already holds results for.
+fn results_of(dialect: Dialect, body: &Value) -> Vec<String> {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    match dialect {
+        Dialect::OpenAi => messages
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .filter_map(|m| m["tool_call_id"].as_str().map(str::to_string))
+            .collect(),
+        Dialect::Anthropic => messages
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .filter(|b| b["type"] == "tool_result")
+            .filter_map(|b| b["tool_use_id"].as_str().map(str::to_string))
+            .collect(),
+    }
+}
+
 fn reply(dialect: Dialect, text: &str, calls: &[(&str, Value)]) -> Response {
+    let named: Vec<(&str, &str, Value)> = calls
+        .iter()
+        .map(|(id, args)| (*id, "weather_get", args.clone()))
+        .collect();
+    reply_with(dialect, text, &named)
+}
+
+/// A reply with calls of named tools, as (id, provider name, arguments).
+fn reply_with(dialect: Dialect, text: &str, calls: &[(&str, &str, Value)]) -> Response {
     let body = match dialect {
         Dialect::OpenAi => {
             let tool_calls: Vec<Value> = calls
                 .iter()
-                .map(|(id, args)| {
+                .map(|(id, name, args)| {
                     let arguments = match args {
                         Value::String(raw) => raw.clone(),
                         other => other.to_string(),
                     };
-                    json!({"id": id, "type": "function", "function": {"name": "weather_get", "arguments": arguments}})
+                    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
                 })
                 .collect();
             let mut message = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
@@ -440,10 +510,8 @@ fn reply(dialect: Dialect, text: &str, calls: &[(&str, Value)]) -> Response {
             if !text.is_empty() {
                 content.push(json!({"type": "text", "text": text}));
             }
-            for (id, input) in calls {
-                content.push(
-                    json!({"type": "tool_use", "id": id, "name": "weather_get", "input": input}),
-                );
+            for (id, name, input) in calls {
+                content.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
             }
             json!({
                 "id": "msg_1", "type": "message", "role": "assistant", "model": "mock-model",

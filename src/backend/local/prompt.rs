@@ -65,10 +65,10 @@ pub fn native_messages(transcript: &[ChatMessage]) -> Vec<Value> {
         messages.push(match message {
             ChatMessage::System { content } => json!({"role": "system", "content": content}),
             ChatMessage::User { content } => json!({"role": "user", "content": content}),
-            ChatMessage::Assistant { text, calls } if calls.is_empty() => {
+            ChatMessage::Assistant { text, calls, .. } if calls.is_empty() => {
                 json!({"role": "assistant", "content": text.clone().unwrap_or_default()})
             }
-            ChatMessage::Assistant { text, calls } => {
+            ChatMessage::Assistant { text, calls, .. } => {
                 let calls: Vec<Value> = calls
                     .iter()
                     .map(|call| {
@@ -228,6 +228,7 @@ mod tests {
                     tool: "get_weather".into(),
                     arguments: CallArguments::Parsed(arguments),
                 }],
+                searches: Vec::new(),
             },
             ChatMessage::Tool {
                 call_id: "call_1".into(),
