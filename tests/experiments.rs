@@ -287,6 +287,58 @@ fn chromium() -> std::path::PathBuf {
         .expect("report.html is checked in headless Chromium: apt-get install chromium")
 }
 
+/// Runs headless Chromium on `page` with `extra` arguments.
+fn headless(profile: &Path, page: &Path, extra: &[&str]) -> Output {
+    Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(page)
+        .output()
+        .unwrap()
+}
+
+/// The page's render check (the charts as the browser laid them out), as JSON text.
+fn render_check(page: &Path, profile: &Path) -> String {
+    let dom = headless(profile, page, &["--dump-dom"]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    dom.split("id=\"render-check\"")
+        .nth(1)
+        .and_then(|rest| rest.split_once('>'))
+        .and_then(|(_, rest)| rest.split_once("</pre>"))
+        .map(|(json, _)| {
+            json.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
+        })
+        .unwrap_or_else(|| panic!("no render check in the DOM:\n{dom}"))
+}
+
+/// Every series drawn in the charts of one kind, each chart checked to have a size.
+fn series_of(charts: &[Value], kind: &str) -> Vec<String> {
+    let drawn: Vec<&Value> = charts.iter().filter(|c| c["chart"] == kind).collect();
+    assert!(!drawn.is_empty(), "no {kind} chart rendered: {charts:?}");
+    let mut series = Vec::new();
+    for chart in drawn {
+        assert!(
+            chart["width"].as_f64().unwrap() > 100.0 && chart["height"].as_f64().unwrap() > 50.0
+        );
+        series.extend(
+            chart["series"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string()),
+        );
+    }
+    series
+}
+
 #[test]
 fn report_html_renders_every_chart_in_headless_chromium() {
     let out = tempfile::tempdir().unwrap();
@@ -314,54 +366,9 @@ fn report_html_renders_every_chart_in_headless_chromium() {
         "the page loads nothing"
     );
     let profile = tempfile::tempdir().unwrap();
-    let browser = |extra: &[&str]| {
-        Command::new(chromium())
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--hide-scrollbars",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .args(extra)
-            .arg(&page)
-            .output()
-            .unwrap()
-    };
-    let dom = browser(&["--dump-dom"]);
-    let dom = String::from_utf8_lossy(&dom.stdout);
-    let check = dom
-        .split("id=\"render-check\"")
-        .nth(1)
-        .and_then(|rest| rest.split_once('>'))
-        .and_then(|(_, rest)| rest.split_once("</pre>"))
-        .map(|(json, _)| {
-            json.replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&")
-        })
-        .unwrap_or_else(|| panic!("no render check in the DOM:\n{dom}"));
+    let browser = |extra: &[&str]| headless(profile.path(), &page, extra);
+    let check = render_check(&page, profile.path());
     let charts: Vec<Value> = serde_json::from_str(&check).unwrap();
-    // Every series drawn in the charts of one kind (the confusion heat maps are one per backend).
-    let series_of = |kind: &str| -> Vec<String> {
-        let drawn: Vec<&Value> = charts.iter().filter(|c| c["chart"] == kind).collect();
-        assert!(!drawn.is_empty(), "no {kind} chart rendered: {check}");
-        let mut series = Vec::new();
-        for chart in drawn {
-            assert!(
-                chart["width"].as_f64().unwrap() > 100.0
-                    && chart["height"].as_f64().unwrap() > 50.0
-            );
-            series.extend(
-                chart["series"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s.as_str().unwrap().to_string()),
-            );
-        }
-        series
-    };
     let arms = [
         "bm25 / travel-terse",
         "bm25 / travel-rich",
@@ -369,7 +376,7 @@ fn report_html_renders_every_chart_in_headless_chromium() {
         "random / travel-rich",
     ];
     for kind in ["size", "position"] {
-        let drawn = series_of(kind);
+        let drawn = series_of(&charts, kind);
         for series in arms {
             assert!(
                 drawn.iter().any(|s| s == series),
@@ -377,9 +384,9 @@ fn report_html_renders_every_chart_in_headless_chromium() {
             );
         }
     }
-    assert_eq!(series_of("ab"), vec!["bm25", "random"]);
-    assert_eq!(series_of("confusion"), vec!["bm25", "random"]);
-    assert_eq!(series_of("latency"), vec!["bm25", "random"]);
+    assert_eq!(series_of(&charts, "ab"), vec!["bm25", "random"]);
+    assert_eq!(series_of(&charts, "confusion"), vec!["bm25", "random"]);
+    assert_eq!(series_of(&charts, "latency"), vec!["bm25", "random"]);
 
     let screenshot = out.path().join("report.png");
     browser(&[
@@ -391,6 +398,78 @@ fn report_html_renders_every_chart_in_headless_chromium() {
         png.starts_with(b"\x89PNG") && png.len() > 20_000,
         "{} bytes",
         png.len()
+    );
+}
+
+/// A sweep with exposure strategies: one series per backend × strategy in the size and position
+/// charts, each strategy against `flat` in the paired comparison, and the recall split in the
+/// summary — checked in the page as the browser draws it.
+#[test]
+fn exposure_strategies_are_series_and_paired_in_headless_chromium() {
+    let out = tempfile::tempdir().unwrap();
+    let output = mcpick(
+        &[
+            "sweep",
+            "tasks/travel.toml",
+            "--sizes",
+            "5,30",
+            "--exposure",
+            "flat,retrieve:bm25:3,search-tool",
+            "--backend",
+            "bm25",
+            "--backend",
+            "oracle",
+        ],
+        out.path(),
+    );
+    assert!(output.status.success());
+    let page = out.path().join("report.html");
+    let profile = tempfile::tempdir().unwrap();
+    let check = render_check(&page, profile.path());
+    let charts: Vec<Value> = serde_json::from_str(&check).unwrap();
+    let size = series_of(&charts, "size");
+    for backend in ["bm25", "oracle"] {
+        for strategy in ["flat", "retrieve:bm25:3", "search-tool:bm25:5"] {
+            let series = format!("{backend} / {strategy}");
+            assert!(size.contains(&series), "{series} not drawn: {size:?}");
+        }
+    }
+    // Each strategy against flat, per backend, in the forest plot.
+    assert_eq!(series_of(&charts, "ab"), vec!["bm25", "oracle"]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let forest = html.split("id=\"ab\"").nth(1).unwrap_or_default();
+    for strategy in ["retrieve:bm25:3", "search-tool:bm25:5"] {
+        assert!(
+            forest.contains(strategy),
+            "the forest plot lacks {strategy}"
+        );
+    }
+    let summary = summary(out.path());
+    let splits = summary["experiments"]["exposure_splits"]
+        .as_array()
+        .unwrap();
+    let oracle_retrieve = splits
+        .iter()
+        .find(|s| s["backend"] == "oracle" && s["exposure"] == "retrieve:bm25:3" && s["size"] == 30)
+        .unwrap();
+    // The oracle picks right whenever its tool was retrieved, so its pick rate is the recall.
+    assert_eq!(oracle_retrieve["pick_given_found"]["estimate"], 1.0);
+    assert_eq!(
+        oracle_retrieve["right_pick"]["successes"],
+        oracle_retrieve["recall_at_k"]["successes"]
+    );
+    assert!(oracle_retrieve["recall_at_k"]["estimate"].as_f64().unwrap() < 1.0);
+    let oracle_search = splits
+        .iter()
+        .find(|s| {
+            s["backend"] == "oracle" && s["exposure"] == "search-tool:bm25:5" && s["size"] == 30
+        })
+        .unwrap();
+    assert_eq!(oracle_search["searches_per_trial"], 1.0);
+    let comparisons = summary["experiments"]["exposure_ab"].as_array().unwrap();
+    assert!(
+        comparisons.iter().all(|c| c["arm_a"] == "flat"),
+        "{comparisons:?}"
     );
 }
 

@@ -13,8 +13,9 @@ pub mod trials;
 use crate::lint::Finding;
 use crate::record::StoredTrial;
 use experiments::{
-    AbComparison, ConfusionMatrix, ExposureSplit, PositionCurve, SizeCurve, SplitRow,
-    ab_comparisons, confusions, exposure_splits, position_curves, size_curves,
+    AbComparison, ConfusionMatrix, CountTokenEffect, ExposureSplit, PositionCurve, SizeCurve,
+    SplitRow, ab_comparisons, confusions, count_vs_tokens, exposure_splits, position_curves,
+    size_curves,
 };
 use polars::prelude::DataFrame;
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,6 +36,9 @@ pub struct RunAnalysis {
     pub exposure_ab: Vec<AbComparison>,
     /// Where each strategy's misses come from (recall or search, then selection).
     pub exposure_splits: Vec<ExposureSplit>,
+    /// A sweep with several description arms: the effect of the tool count and of prompt tokens,
+    /// told apart.
+    pub count_vs_tokens: Vec<CountTokenEffect>,
     pub sizes: Vec<SizeCurve>,
     pub positions: Vec<PositionCurve>,
     pub confusions: Vec<ConfusionMatrix>,
@@ -80,6 +84,7 @@ pub fn analyse(
     };
     let split_rows: Vec<SplitRow> = trials.iter().filter_map(SplitRow::of).collect();
     let exposure_splits = exposure_splits(&split_rows);
+    let count_vs_tokens = count_vs_tokens(trials);
     let sizes = size_curves(&frame).map_err(|e| failed("size sweep", e))?;
     let positions = position_curves(&frame).map_err(|e| failed("gold positions", e))?;
     let confusions = confusions(&frame).map_err(|e| failed("confusion", e))?;
@@ -91,6 +96,7 @@ pub fn analyse(
         exposures,
         exposure_ab,
         exposure_splits,
+        count_vs_tokens,
         sizes,
         positions,
         confusions,

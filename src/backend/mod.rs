@@ -140,7 +140,8 @@ pub enum AnyBackend {
     Bm25(Bm25Backend),
     Random(RandomBackend),
     Oracle(OracleBackend),
-    OpenAi(OpenAiBackend),
+    /// Boxed: its two HTTP clients make it the largest kind by far.
+    OpenAi(Box<OpenAiBackend>),
     Anthropic(AnthropicBackend),
     Replay(ReplayBackend),
     /// Shared: the model is loaded once, however many lanes or clones use it.
@@ -177,7 +178,7 @@ impl AnyBackend {
                 let config =
                     hosted_config(model, openai::DEFAULT_BASE_URL, openai::DEFAULT_API_KEY_ENV)?;
                 OpenAiBackend::new(config)
-                    .map(AnyBackend::OpenAi)
+                    .map(|b| AnyBackend::OpenAi(Box::new(b)))
                     .map_err(invalid)
             }
             ("anthropic", Some(model)) => {

@@ -207,7 +207,7 @@ mod tests {
     /// A hosted search, what it loaded, and the call after it, as the API documents them.
     #[test]
     fn a_search_its_loaded_tools_and_the_call_after_it_are_read() {
-        let names = ToolNameMap::new(["weather.get", "send_email"].into_iter());
+        let names = ToolNameMap::new(["weather.get", "send_email"]);
         let response = json!({
             "id": "resp_1", "object": "response", "status": "completed",
             "output": [

@@ -1,12 +1,14 @@
 //! The experiment sections of `summary.md` (and of the terminal output): A/B verdicts (arms and
-//! exposure strategies), the exposure split, the size
+//! exposure strategies), the exposure split, tools against tokens, the size
 //! sweep with its fitted sizes, position bias, and the most confused tool pairs with their lint
 //! findings. Text only; every number comes from `analysis`.
 
 use super::Table;
 use crate::analysis::CONFUSED_PAIRS_SHOWN as CONFUSED_LIMIT;
 use crate::analysis::RunAnalysis;
-use crate::analysis::experiments::{AbComparison, ExposureSplit, SizeCurve, series_name};
+use crate::analysis::experiments::{
+    AbComparison, CountTokenEffect, ExposureSplit, SizeCurve, series_name,
+};
 use crate::score::Interval;
 
 /// A Markdown table from a header and rows.
@@ -113,6 +115,52 @@ pub fn split_table(splits: &[ExposureSplit]) -> Table {
                 .flat_input_tokens
                 .map_or("–".into(), |t| format!("{t:.0}")),
         ]);
+    }
+    table
+}
+
+/// Too many tools or too many tokens: the joint fit per backend and strategy.
+pub fn count_tokens_table(effects: &[CountTokenEffect]) -> Table {
+    let mut table = Table {
+        caption: "Tools or tokens (a sweep with several description arms): logistic fit of right picks on ln(tools shown) and ln(prompt tokens per request) together; each effect as the odds ratio of a right pick when that quantity doubles and the other is held, with a Wald 95% interval and p-value".into(),
+        header: ["series", "arms", "trials", "doubling the tools", "p", "doubling the tokens", "p", "r(ln N, ln T)"]
+            .map(String::from)
+            .to_vec(),
+        rows: Vec::new(),
+    };
+    let odds = |slope: f64, se: f64| {
+        let ln2 = std::f64::consts::LN_2;
+        format!(
+            "×{:.2} [{:.2}, {:.2}]",
+            (slope * ln2).exp(),
+            ((slope - 1.96 * se) * ln2).exp(),
+            ((slope + 1.96 * se) * ln2).exp()
+        )
+    };
+    for effect in effects {
+        let series = series_name(&effect.backend, "", &effect.exposure);
+        table.rows.push(match &effect.fit {
+            Some(fit) => vec![
+                series,
+                effect.arms.to_string(),
+                fit.trials.to_string(),
+                odds(fit.count_slope, fit.count_se),
+                p_value(fit.count_p),
+                odds(fit.token_slope, fit.token_se),
+                p_value(fit.token_p),
+                format!("{:.2}", fit.correlation),
+            ],
+            None => vec![
+                series,
+                effect.arms.to_string(),
+                "–".into(),
+                "cannot be told apart (tokens follow the tool count, or no finite fit)".into(),
+                "–".into(),
+                "–".into(),
+                "–".into(),
+                "–".into(),
+            ],
+        });
     }
     table
 }

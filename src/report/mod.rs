@@ -17,8 +17,8 @@ use crate::analysis::RunAnalysis;
 use crate::record::StoredTrial;
 pub use html::Table;
 use markdown::{
-    ab_table, confused_table, discordant_lines, exposure_ab_table, fit_table, markdown_table,
-    position_table, repeats_table, size_table, split_table,
+    ab_table, confused_table, count_tokens_table, discordant_lines, exposure_ab_table, fit_table,
+    markdown_table, position_table, repeats_table, size_table, split_table,
 };
 
 /// The experiment sections of `summary.md`, empty when the run has no experiment to report.
@@ -53,6 +53,12 @@ pub fn experiment_markdown(analysis: &RunAnalysis) -> String {
         text.push_str(&caption_and_table(&fit_table(&analysis.sizes)));
         text.push('\n');
         text.push_str(&caption_and_table(&position_table(analysis)));
+    }
+    if !analysis.count_vs_tokens.is_empty() {
+        text.push('\n');
+        text.push_str(&caption_and_table(&count_tokens_table(
+            &analysis.count_vs_tokens,
+        )));
     }
     let confused = confused_table(analysis);
     if !confused.rows.is_empty() {
@@ -89,6 +95,9 @@ pub fn html_page(
         tables.push(size_table(&analysis.sizes));
         tables.push(fit_table(&analysis.sizes));
         tables.push(position_table(analysis));
+    }
+    if !analysis.count_vs_tokens.is_empty() {
+        tables.push(count_tokens_table(&analysis.count_vs_tokens));
     }
     let confused = confused_table(analysis);
     if !confused.rows.is_empty() {

@@ -143,5 +143,21 @@ pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
             "flat_mean_input_tokens": s.flat_input_tokens,
         })).collect();
     }
+    if !analysis.count_vs_tokens.is_empty() {
+        experiments["count_vs_tokens"] = analysis
+            .count_vs_tokens
+            .iter()
+            .map(|e| {
+                json!({
+                    "backend": e.backend, "exposure": e.exposure, "arms": e.arms,
+                    "fit": e.fit.as_ref().map(|f| json!({
+                        "intercept": f.intercept, "trials": f.trials, "correlation": f.correlation,
+                        "count_slope": f.count_slope, "count_se": f.count_se, "count_p": f.count_p,
+                        "token_slope": f.token_slope, "token_se": f.token_se, "token_p": f.token_p,
+                    })),
+                })
+            })
+            .collect();
+    }
     experiments
 }

@@ -2,7 +2,8 @@
 //! paired comparisons of arms (description variants, or exposure strategies), accuracy against
 //! toolset size with a logistic fit (one series per backend, arm and strategy), accuracy by the
 //! gold tool's position, and the confusion of expected against picked tools; what each exposure
-//! strategy's misses come from is `exposure_split`'s. The metric is
+//! strategy's misses come from is `exposure_split`'s, and the count-versus-tokens fit of a sweep
+//! with several description arms `count_vs_tokens`'s. The metric is
 //! the *pick*: the first call chose an acceptable tool, or nothing was called when nothing should
 //! be; `error` trials are left out of every figure (and of both sides of a pair).
 
@@ -475,7 +476,9 @@ pub fn series_name(backend: &str, variant: &str, exposure: &str) -> String {
     name
 }
 
+mod count_vs_tokens;
 mod exposure_split;
+pub use count_vs_tokens::{CountTokenEffect, count_vs_tokens};
 pub use exposure_split::{ExposureSplit, SplitRow, exposure_splits};
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The statistics of experiments: exact McNemar test, paired bootstrap interval, logistic fit of
-//! accuracy against log toolset size, pass@k and consistency, sample size for a paired comparison.
+//! accuracy against log toolset size, the joint fit on tool count and prompt tokens, pass@k and consistency, sample size for a paired comparison.
 //! Pure functions; no I/O.
 //!
 //! No dependency is used — only `std` and the crate's own `hashing` (the bootstrap's mixing step) —
@@ -9,7 +9,7 @@
 //! value, never NaN.
 //!
 //! One file per method: `mcnemar`, `bootstrap` (drawing from the seeded generator in `splitmix`),
-//! `logistic_fit`, `repeats`, `sample_size` (with the normal quantile it needs) and `verdict`,
+//! `logistic_fit`, `two_factor_fit`, `repeats`, `sample_size` (with the normal quantile it needs) and `verdict`,
 //! which words an A/B outcome from the first two.
 
 mod bootstrap;
@@ -18,6 +18,7 @@ mod mcnemar;
 mod repeats;
 mod sample_size;
 mod splitmix;
+mod two_factor_fit;
 mod verdict;
 
 pub use bootstrap::{PairedDifference, paired_bootstrap};
@@ -25,6 +26,7 @@ pub use logistic_fit::{LogisticFit, fit_logistic_in_log_n};
 pub use mcnemar::{McNemar, mcnemar_exact};
 pub use repeats::{RepeatAgreement, repeat_agreement};
 pub use sample_size::{normal_quantile, paired_sample_size};
+pub use two_factor_fit::{TwoFactorFit, fit_count_and_tokens};
 pub use verdict::{AbVerdict, ab_verdict};
 
 /// Reference checks shared by the method files' tests.
