@@ -88,7 +88,7 @@ pub fn exposure_ab_table(comparisons: &[AbComparison]) -> Table {
 /// Where each strategy's misses come from, per condition.
 pub fn split_table(splits: &[ExposureSplit]) -> Table {
     let mut table = Table {
-        caption: "Exposure split, on tasks that expect a call: retrieval recall at K (every expected tool among the K shown) or how often a search surfaced the gold tool, right picks given it did, their product; searches per trial; mean prompt tokens against flat's in the same condition".into(),
+        caption: "Exposure split, on tasks that expect a call: retrieval recall at K (a tool a right first pick may choose among the K shown) or how often a search surfaced one, right picks given it did, their product; searches per trial; mean prompt tokens against flat's in the same condition".into(),
         header: [
             "series", "N", "tool tasks", "right pick", "recall@K / found", "pick given found",
             "product", "searches / trial", "prompt tokens", "flat's tokens",

@@ -1,5 +1,5 @@
-//! Where an exposure strategy's misses come from. For `retrieve:*`: retrieval recall at K (every
-//! expected tool among the K shown), the pick rate given the gold tool was retrieved, and their
+//! Where an exposure strategy's misses come from. For `retrieve:*`: retrieval recall at K (a tool
+//! a right first pick may choose among the K shown), the pick rate given the gold tool was retrieved, and their
 //! product, which is the strategy's pick rate on tool tasks when a tool that was not shown cannot
 //! be picked. For searching strategies (`search-tool`, `native-search`): how often a search
 //! surfaced the gold tool, the pick rate given it did, searches per trial, and the prompt tokens
@@ -19,7 +19,7 @@ pub struct SplitRow {
     pub exposure: String,
     pub size: u32,
     pub right_pick: bool,
-    /// Every expected tool was retrieved (`retrieve:*` only).
+    /// A tool a right first pick may choose was retrieved (`retrieve:*` only).
     pub gold_retrieved: Option<bool>,
     /// A search surfaced an expected tool (searching strategies only).
     pub search_found_gold: Option<bool>,
@@ -110,13 +110,12 @@ pub fn exposure_splits(rows: &[SplitRow]) -> Vec<ExposureSplit> {
                 .iter()
                 .any(Option::is_some)
                 .then(|| rate(count(rows, &|r| r.search_found_gold == Some(true))));
-            let pick_given_found = gated
+            // Nothing passed the gate: there is no rate given it, and the product is zero.
+            let pick_given_found = (gated && !passed.is_empty())
                 .then(|| wilson_interval(count(&passed, &|r| r.right_pick), passed.len() as u64));
-            let product = recall
-                .as_ref()
-                .or(found.as_ref())
-                .zip(pick_given_found.as_ref())
-                .map(|(gate, pick)| gate.estimate * pick.estimate);
+            let product = recall.as_ref().or(found.as_ref()).map(|gate| {
+                gate.estimate * pick_given_found.as_ref().map_or(0.0, |pick| pick.estimate)
+            });
             ExposureSplit {
                 backend: backend.to_string(),
                 variant: variant.to_string(),
@@ -202,5 +201,11 @@ mod tests {
         assert_eq!(split.searches_per_trial, 5.0 / 4.0);
         assert!(split.recall.is_none());
         assert_eq!(split.flat_input_tokens, None);
+        // Searches that never found the gold tool: no rate given found, a product of zero.
+        let missed = vec![row("search-tool:bm25:5", false, None, Some(false)); 3];
+        let split = &exposure_splits(&missed)[0];
+        assert_eq!(split.found.as_ref().unwrap().successes, 0);
+        assert!(split.pick_given_found.is_none());
+        assert_eq!(split.product, Some(0.0));
     }
 }
