@@ -66,6 +66,31 @@ pub enum Command {
         #[arg(long, default_value_t = 0.8)]
         power: f64,
     },
+    /// Union the run folders of a split run's shards into one folder and rebuild its outputs;
+    /// refuses shards of different plans, names shards and trials missing.
+    Merge {
+        /// The shards' run folders (each holds manifest.json and trials.jsonl).
+        #[arg(required = true)]
+        run_dirs: Vec<std::path::PathBuf>,
+        /// The merged run folder (created; `--resume` finishes it if trials are missing).
+        #[arg(short, long, value_name = "DIR")]
+        output: std::path::PathBuf,
+    },
+    /// A regression gate: pair NEW's trials with BASE's (by suite, task, backend, repeat, seed and
+    /// size, whatever the descriptions or variant names) and exit 1 when NEW picks right
+    /// significantly less often (McNemar) or less often than --min-selection.
+    Compare {
+        /// The run to compare against (yesterday's descriptions, the main branch).
+        base: std::path::PathBuf,
+        /// The run being judged.
+        new: std::path::PathBuf,
+        /// Significance level of the paired test.
+        #[arg(long, default_value_t = 0.05)]
+        alpha: f64,
+        /// The lowest rate of right picks NEW may have, as a fraction (0.8 = 80%), per backend.
+        #[arg(long, value_name = "FRACTION")]
+        min_selection: Option<f64>,
+    },
     /// Rebuild a run's summaries, trials.csv, trials.parquet and report.html from its trials.jsonl alone.
     Report {
         /// The run folder (it holds trials.jsonl).
@@ -327,4 +352,12 @@ pub struct RunOptions {
     /// No progress bar on stderr.
     #[arg(long)]
     pub no_progress: bool,
+    /// Run one shard of the plan, I of N (0-based): a stable hash of each trial's key gives it to
+    /// exactly one shard. The shard writes DIR/shard-I-of-N under the run folder [default: from
+    /// JOB_COMPLETION_INDEX with --shards, or SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT].
+    #[arg(long, value_name = "I/N", value_parser = crate::record::Shard::parse, conflicts_with_all = ["shards", "resume"])]
+    pub shard: Option<crate::record::Shard>,
+    /// The number of shards of a Kubernetes Indexed Job; each pod's index is its JOB_COMPLETION_INDEX.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000), conflicts_with = "resume")]
+    pub shards: Option<u32>,
 }

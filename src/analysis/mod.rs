@@ -1,11 +1,13 @@
 //! Analysis of a finished (or partial) run, from its records alone: the trials become a polars
 //! DataFrame (`trials`; the Parquet exporter writes it as `trials.parquet`), the summary cells are
 //! tallies per backend and suite (`summary`), the experiment tables are polars queries
-//! (`experiments`: A/B arms, exposure strategies and their recall/selection split, size curves), and the statistics behind every verdict are pure functions (`statistics`).
+//! (`experiments`: A/B arms, exposure strategies and their recall/selection split, size curves), the statistics behind every verdict are pure functions (`statistics`), and two runs
+//! compared trial by trial for a regression gate (`run_comparison`).
 //! Everything comes in as arguments — the records, the arms the manifest names, the lint findings
 //! on the toolsets used; nothing here reads or writes a file. Rendering belongs to `report`.
 
 pub mod experiments;
+pub mod run_comparison;
 pub mod statistics;
 pub mod summary;
 pub mod trials;

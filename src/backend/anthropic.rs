@@ -8,7 +8,7 @@
 //! `tool_search_tool_result` blocks (the tools found as `tool_reference`s) before the `tool_use`.
 //! Those searches are recorded, and sent back in later turns as the API requires.
 
-use super::hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, error_for_status, retry_after};
+use super::hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, post_json};
 use super::provider_names::ToolNameMap;
 use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
 use crate::score::CallArguments;
@@ -162,31 +162,7 @@ impl AnthropicBackend {
         if let Some(key) = &self.config.api_key {
             request = request.header("x-api-key", key);
         }
-        let response = request.send().await.map_err(|e| {
-            BackendError::Transient(if e.is_connect() {
-                format!("cannot connect: {e}")
-            } else {
-                format!("HTTP failure: {e}")
-            })
-        })?;
-        let status = response.status().as_u16();
-        let wait = retry_after(response.headers());
-        let body = response
-            .text()
-            .await
-            .map_err(|e| BackendError::Transient(format!("the reply was cut off: {e}")))?;
-        if !(200..300).contains(&status) {
-            // 529 is Anthropic's "overloaded": worth another try, like a 503.
-            let status = if status == 529 { 503 } else { status };
-            return Err(error_for_status(
-                status,
-                wait,
-                &body,
-                &self.config.api_key_env,
-            ));
-        }
-        let value: Value = serde_json::from_str(&body)
-            .map_err(|e| BackendError::Decode(format!("the reply is not JSON: {e}")))?;
+        let value = post_json(request, &self.config.api_key_env).await?;
         parse_reply(&value, &names)
     }
 }

@@ -95,6 +95,34 @@ pub fn error_for_status(
     }
 }
 
+/// Sends a JSON request to a provider and reads its JSON reply: a connection failure or a cut-off
+/// body is transient, a status outside 2xx is classified by `error_for_status` (Anthropic's 529
+/// "overloaded" as the 503 it means), a body that is not JSON is a decode error.
+pub async fn post_json(
+    request: reqwest::RequestBuilder,
+    api_key_env: &str,
+) -> Result<serde_json::Value, BackendError> {
+    let response = request.send().await.map_err(|e| {
+        BackendError::Transient(if e.is_connect() {
+            format!("cannot connect: {e}")
+        } else {
+            format!("HTTP failure: {e}")
+        })
+    })?;
+    let status = response.status().as_u16();
+    let wait = retry_after(response.headers());
+    let body = response
+        .text()
+        .await
+        .map_err(|e| BackendError::Transient(format!("the reply was cut off: {e}")))?;
+    if !(200..300).contains(&status) {
+        let status = if status == 529 { 503 } else { status };
+        return Err(error_for_status(status, wait, &body, api_key_env));
+    }
+    serde_json::from_str(&body)
+        .map_err(|e| BackendError::Decode(format!("the reply is not JSON: {e}")))
+}
+
 /// The wait a server asks for: `retry-after-ms` (OpenAI), or `Retry-After` in seconds or as an
 /// HTTP date (RFC 9110 §10.2.3).
 pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {

@@ -14,7 +14,7 @@
 
 use super::hosted::{
     DEFAULT_SYSTEM_PROMPT, HostedConfig, arguments_text, body_excerpt, error_for_status, json_kind,
-    parse_arguments, retry_after,
+    parse_arguments, post_json, retry_after,
 };
 use super::openai_responses;
 use super::provider_names::ToolNameMap;
@@ -187,29 +187,7 @@ impl OpenAiBackend {
         if let Some(key) = &self.config.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request.send().await.map_err(|e| {
-            BackendError::Transient(if e.is_connect() {
-                format!("cannot connect: {e}")
-            } else {
-                format!("HTTP failure: {e}")
-            })
-        })?;
-        let status = response.status().as_u16();
-        let wait = retry_after(response.headers());
-        let body = response
-            .text()
-            .await
-            .map_err(|e| BackendError::Transient(format!("the reply was cut off: {e}")))?;
-        if !(200..300).contains(&status) {
-            return Err(error_for_status(
-                status,
-                wait,
-                &body,
-                &self.config.api_key_env,
-            ));
-        }
-        let value: Value = serde_json::from_str(&body)
-            .map_err(|e| BackendError::Decode(format!("the reply is not JSON: {e}")))?;
+        let value = post_json(request, &self.config.api_key_env).await?;
         openai_responses::parse_reply(&value, names)
     }
 

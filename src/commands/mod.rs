@@ -1,10 +1,12 @@
 //! The subcommands: each resolves its arguments, calls the library, and writes what the user sees to
 //! the writer it is given (stdout in the binary, a buffer in tests). Exit codes are decided here.
 
+mod compare;
 mod import;
 mod import_dataset;
 mod lint;
 mod list;
+mod merge;
 mod models;
 mod run;
 mod serve;
@@ -15,10 +17,12 @@ use crate::cli::Command;
 use std::io::Write;
 use std::path::PathBuf;
 
+pub use compare::run_compare;
 pub use import::run_import;
 pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use lint::run_lint;
 pub use list::run_list;
+pub use merge::run_merge;
 pub use models::run_models;
 pub use run::{run_report, run_run, run_settings};
 pub use serve::run_serve;
@@ -86,6 +90,21 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
         }
         Command::Ab(options) | Command::Sweep(options) => run_run(*options, out),
         Command::Report { run_dir } => run_report(&run_dir, out),
+        Command::Merge { run_dirs, output } => run_merge(&run_dirs, &output, out),
+        Command::Compare {
+            base,
+            new,
+            alpha,
+            min_selection,
+        } => run_compare(
+            &base,
+            &new,
+            crate::analysis::run_comparison::GateSettings {
+                alpha,
+                min_selection,
+            },
+            out,
+        ),
         Command::Power {
             difference,
             discordant,

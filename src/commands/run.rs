@@ -4,7 +4,7 @@
 use super::Outcome;
 use crate::backend::{BackendOptions, LocalSettings};
 use crate::cli::{DistractorChoice, RunOptions};
-use crate::record::{RunFolder, StoredManifest, finished_trials};
+use crate::record::{RunFolder, Shard, StoredManifest, finished_trials, shard_from_environment};
 use crate::report::rebuild;
 use crate::runner::{RunPlan, execute};
 use crate::settings::{Distractors, RunSettings};
@@ -100,21 +100,42 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
     for notice in &plan.notices {
         eprintln!("mcpick run: {notice}");
     }
+    let shard = match resolve_shard(&options, previous.as_ref().and_then(|p| p.as_ref().ok())) {
+        Ok(shard) => shard,
+        Err(e) => {
+            writeln!(out, "mcpick run: {e}")?;
+            return Ok(Outcome::InvalidInput);
+        }
+    };
     let folder_path = if resuming {
         folder_path
     } else {
-        options.out.clone().unwrap_or_else(|| {
-            PathBuf::from(format!(
+        match (&options.out, shard) {
+            (Some(out), None) => out.clone(),
+            (None, None) => PathBuf::from(format!(
                 "reports/{}-{}",
                 utc_stamp(SystemTime::now()),
                 plan.hash
-            ))
-        })
+            )),
+            // Shards started apart share no clock: by default they meet in the plan's folder.
+            (out, Some((shard, _))) => out
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("reports/{}", plan.hash)))
+                .join(shard.folder_name()),
+        }
     };
     let mut folder = RunFolder::create(&folder_path)?;
     let finished = finished_trials(&folder_path)?;
     let (done, already_spent) = (finished.keys, finished.cost_usd);
-    let all = plan.trials();
+    let mut all = plan.trials();
+    if let Some((shard, source)) = shard {
+        all.retain(|t| shard.owns(&plan.key(*t)));
+        eprintln!(
+            "mcpick run: shard {shard} (from {source}): {} of the plan's {} trials",
+            all.len(),
+            plan.trials().len()
+        );
+    }
     let pending: Vec<_> = all
         .iter()
         .copied()
@@ -137,8 +158,16 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
         resumes.push(serde_json::json!(utc_stamp(SystemTime::now())));
         manifest["resumed"] = serde_json::Value::Array(resumes);
         manifest["started"] = previous["started"].clone();
+        // A merged folder stays one: which shards it was made of is kept.
+        if !previous["merged_from"].is_null() {
+            manifest["merged_from"] = previous["merged_from"].clone();
+        }
     } else {
         manifest["started"] = serde_json::json!(utc_stamp(SystemTime::now()));
+    }
+    if let Some((shard, _)) = shard {
+        manifest["shard"] =
+            serde_json::json!({"index": shard.index, "count": shard.count, "trials": all.len()});
     }
     folder.write(
         "manifest.json",
@@ -227,8 +256,24 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
     })
 }
 
+/// The shard this process runs: on `--resume` the one the manifest recorded, else `--shard`, else
+/// the one the environment names (`--shards` with Kubernetes' index, or a Slurm array's); with
+/// where it came from, for the user.
+fn resolve_shard(
+    options: &RunOptions,
+    previous: Option<&StoredManifest>,
+) -> Result<Option<(Shard, &'static str)>, String> {
+    if let Some(previous) = previous {
+        return Ok(Shard::of_manifest(&previous.document).map(|s| (s, "the manifest")));
+    }
+    if let Some(shard) = options.shard {
+        return Ok(Some((shard, "--shard")));
+    }
+    shard_from_environment(options.shards, &|name| std::env::var(name).ok())
+}
+
 /// `YYYYMMDDTHHMMSSZ` in UTC.
-fn utc_stamp(time: SystemTime) -> String {
+pub(super) fn utc_stamp(time: SystemTime) -> String {
     let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (days, rest) = ((seconds / 86_400) as i64, seconds % 86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).

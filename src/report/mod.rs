@@ -110,18 +110,19 @@ pub fn html_page(
         high: i.high,
         trials: i.trials,
     };
-    let size_curves = analysis
-        .sizes
-        .iter()
-        .map(|c| html::SizeCurve {
-            series: c.series.clone(),
-            points: c
-                .points
+    // One chart line per sweep series, its points read off each size by `value`.
+    let sweep_lines =
+        |value: &dyn Fn(&crate::analysis::experiments::SizePoint) -> html::CurvePoint| {
+            analysis
+                .sizes
                 .iter()
-                .map(|p| point(f64::from(p.size), &p.pick))
-                .collect(),
-        })
-        .collect();
+                .map(|c| html::SizeCurve {
+                    series: c.series.clone(),
+                    points: c.points.iter().map(value).collect(),
+                })
+                .collect::<Vec<_>>()
+        };
+    let size_curves = sweep_lines(&|p| point(f64::from(p.size), &p.pick));
     // Tokens are drawn only when some backend reported any (offline baselines report none).
     let token_curves = if analysis
         .sizes
@@ -129,24 +130,13 @@ pub fn html_page(
         .flat_map(|c| &c.points)
         .any(|p| p.mean_input_tokens > 0.0)
     {
-        analysis
-            .sizes
-            .iter()
-            .map(|c| html::SizeCurve {
-                series: c.series.clone(),
-                points: c
-                    .points
-                    .iter()
-                    .map(|p| html::CurvePoint {
-                        x: f64::from(p.size),
-                        estimate: p.mean_input_tokens,
-                        low: p.mean_input_tokens,
-                        high: p.mean_input_tokens,
-                        trials: p.pick.trials,
-                    })
-                    .collect(),
-            })
-            .collect()
+        sweep_lines(&|p| html::CurvePoint {
+            x: f64::from(p.size),
+            estimate: p.mean_input_tokens,
+            low: p.mean_input_tokens,
+            high: p.mean_input_tokens,
+            trials: p.pick.trials,
+        })
     } else {
         Vec::new()
     };

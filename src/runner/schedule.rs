@@ -83,18 +83,7 @@ pub async fn execute(
             event = received.recv() => match event {
                 None => break,
                 Some(Event::Finished(trial, outcome)) => {
-                    execution.finished += 1;
-                    execution.cost_usd += outcome.cost_usd;
-                    let id = &plan.lanes[trial.lane].id;
-                    let tally = running.entry(id.clone()).or_default();
-                    if outcome.verdict.outcome != Outcome::Error {
-                        tally.1 += 1;
-                        tally.0 += u64::from(matches!(
-                            outcome.verdict.outcome,
-                            Outcome::Correct | Outcome::CorrectAbstain
-                        ));
-                    }
-                    append(&plan, folder, trial, *outcome)?;
+                    record(&plan, folder, &mut execution, &mut running, trial, *outcome)?;
                     progress.set_message(running_accuracy(&running));
                     progress.inc(1);
                 }
@@ -111,6 +100,15 @@ pub async fn execute(
                 // Dropping a lane's JoinSet aborts its trials; their senders go, and the loop ends
                 // once every finished trial already sent has been written.
                 drivers.abort_all();
+                // A trial inside a blocking model call (the embedded models) cannot be aborted
+                // until the call returns — minutes, for a long prompt — and its sender lives until
+                // then: write what was already sent, and stop waiting.
+                while let Ok(event) = received.try_recv() {
+                    if let Event::Finished(trial, outcome) = event {
+                        record(&plan, folder, &mut execution, &mut running, trial, *outcome)?;
+                    }
+                }
+                break;
             }
         }
     }
@@ -119,6 +117,30 @@ pub async fn execute(
     execution.budget_reached =
         budget_micro.is_some_and(|b| spent.load(Ordering::Relaxed) >= b) && !execution.interrupted;
     Ok(execution)
+}
+
+/// Books a finished trial: counted, tallied for the progress bar, appended to the folder.
+fn record(
+    plan: &RunPlan,
+    folder: &mut RunFolder,
+    execution: &mut Execution,
+    running: &mut BTreeMap<String, (u64, u64)>,
+    trial: PlannedTrial,
+    outcome: TrialOutcome,
+) -> std::io::Result<()> {
+    execution.finished += 1;
+    execution.cost_usd += outcome.cost_usd;
+    let tally = running
+        .entry(plan.lanes[trial.lane].id.clone())
+        .or_default();
+    if outcome.verdict.outcome != Outcome::Error {
+        tally.1 += 1;
+        tally.0 += u64::from(matches!(
+            outcome.verdict.outcome,
+            Outcome::Correct | Outcome::CorrectAbstain
+        ));
+    }
+    append(plan, folder, trial, outcome)
 }
 
 /// Starts a lane's trials as its concurrency allows, until they are done or the run must stop.

@@ -1,0 +1,105 @@
+//! `mcpick compare BASE_DIR NEW_DIR`: the regression gate. Both runs' trials are read, paired and
+//! judged (`analysis::run_comparison`); this prints one line per backend and picks the exit code:
+//! 0 when NEW holds up, 1 when it is significantly worse or below `--min-selection`, 2 when the runs
+//! cannot be compared.
+
+use super::Outcome;
+use crate::analysis::run_comparison::{GateFailure, GateSettings, compare_runs};
+use crate::record::read_trials;
+use std::io::Write;
+use std::path::Path;
+
+pub fn run_compare(
+    base: &Path,
+    new: &Path,
+    settings: GateSettings,
+    out: &mut dyn Write,
+) -> std::io::Result<Outcome> {
+    let read = |folder: &Path| {
+        read_trials(folder)
+            .map_err(|e| format!("cannot read {}: {e}", folder.join("trials.jsonl").display()))
+    };
+    let (base_trials, new_trials) = match (read(base), read(new)) {
+        (Ok(base), Ok(new)) => (base.trials, new.trials),
+        (Err(e), _) | (_, Err(e)) => {
+            writeln!(out, "mcpick compare: {e}")?;
+            return Ok(Outcome::InvalidInput);
+        }
+    };
+    let comparison = match compare_runs(&base_trials, &new_trials, settings) {
+        Ok(comparison) => comparison,
+        Err(e) => {
+            writeln!(out, "mcpick compare: refused: {e}")?;
+            return Ok(Outcome::InvalidInput);
+        }
+    };
+    if comparison.backends.is_empty() {
+        writeln!(
+            out,
+            "mcpick compare: the runs share no backend, so nothing pairs"
+        )?;
+        return Ok(Outcome::InvalidInput);
+    }
+    writeln!(
+        out,
+        "| backend | pairs | BASE right picks | NEW right picks | NEW − BASE [95% CI] | McNemar p | gate |"
+    )?;
+    writeln!(out, "|---|---|---|---|---|---|---|")?;
+    for backend in &comparison.backends {
+        let difference = backend.difference.map_or("—".to_string(), |d| {
+            format!(
+                "{:+.1} pp [{:+.1}, {:+.1}]",
+                d.difference * 100.0,
+                d.low * 100.0,
+                d.high * 100.0
+            )
+        });
+        let gate = if backend.failures.is_empty() {
+            "pass".to_string()
+        } else {
+            let reasons: Vec<String> = backend
+                .failures
+                .iter()
+                .map(|f| match f {
+                    GateFailure::SignificantlyWorse => format!(
+                        "FAIL: worse ({} pairs only BASE got right, {} only NEW; p < {})",
+                        backend.mcnemar.only_a, backend.mcnemar.only_b, settings.alpha
+                    ),
+                    GateFailure::BelowMinimum => format!(
+                        "FAIL: below --min-selection {:.1}%",
+                        settings.min_selection.unwrap_or(0.0) * 100.0
+                    ),
+                })
+                .collect();
+            reasons.join("; ")
+        };
+        writeln!(
+            out,
+            "| {} | {} | {:.1}% | {:.1}% | {difference} | {:.4} | {gate} |",
+            backend.backend,
+            backend.pairs,
+            backend.base_rate * 100.0,
+            backend.new_rate * 100.0,
+            backend.mcnemar.p_value
+        )?;
+        if backend.errors > 0 {
+            writeln!(
+                out,
+                "{}: {} pairs left out, an error on one side (no verdict to compare)",
+                backend.backend, backend.errors
+            )?;
+        }
+    }
+    if !comparison.unpaired_backends.is_empty() {
+        writeln!(
+            out,
+            "not compared (in one run only): {}",
+            comparison.unpaired_backends.join(", ")
+        )?;
+    }
+    Ok(if comparison.passed() {
+        Outcome::Success
+    } else {
+        Outcome::Findings
+    })
+}
