@@ -517,3 +517,65 @@ fn the_default_model_beats_bm25_on_the_travel_suite_where_it_is_present() {
         no_call.len()
     );
 }
+
+/// Ctrl-C while the embedded model is inside a long prompt: the run stops at once with exit 130 —
+/// the trial in flight abandoned, the summary written — rather than when the model call returns.
+/// The prompt is 100 tools' worth (about 25,000 tokens), which the 0.5B model needs well over a
+/// minute to read on this machine.
+#[test]
+fn ctrl_c_does_not_wait_for_a_model_call_in_flight() {
+    let out = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(root())
+        .env("MCPICK_MODEL_DIR", model_dir())
+        .env("MCPICK_OFFLINE", "1")
+        .args([
+            "sweep",
+            "tasks/travel.toml",
+            "--tag",
+            "time",
+            "--sizes",
+            "100",
+            "--backend",
+            "local",
+            "--model",
+            QWEN,
+            "--ctx-size",
+            "32768",
+            "--concurrency",
+            "1",
+            "--timeout",
+            "900",
+            "--no-progress",
+            "--out",
+            out.path().to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The model loads in a few seconds; by 12 s the first prompt is being read.
+    std::thread::sleep(std::time::Duration::from_secs(12));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let signalled = std::time::Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if signalled.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("still running 30 s after Ctrl-C: it waited for the model call");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(code, Some(130));
+    assert!(out.path().join("summary.json").exists());
+    assert!(
+        read_trials(out.path()).is_empty(),
+        "the trial in flight was abandoned"
+    );
+}

@@ -27,7 +27,8 @@ const PLAN: &[&str] = &[
     "--no-progress",
 ];
 
-fn mcpick(args: &[&str], env: &[(&str, &str)]) -> Output {
+/// mcpick with `args`, in the checkout, seeing no scheduler's variables but those in `env`.
+fn command(args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
     command.current_dir(env!("CARGO_MANIFEST_DIR")).args(args);
     for name in [
@@ -39,7 +40,11 @@ fn mcpick(args: &[&str], env: &[(&str, &str)]) -> Output {
         command.env_remove(name);
     }
     command.envs(env.iter().copied());
-    command.output().unwrap()
+    command
+}
+
+fn mcpick(args: &[&str], env: &[(&str, &str)]) -> Output {
+    command(args, env).output().unwrap()
 }
 
 fn text(output: &Output) -> String {
@@ -126,18 +131,11 @@ fn four_shards_in_four_processes_merge_into_the_single_process_run() {
             let mut all: Vec<&str> = PLAN.to_vec();
             all.extend_from_slice(args);
             all.extend_from_slice(&["--out", &shards]);
-            let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
-            command
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .args(&all)
-                .env_remove("JOB_COMPLETION_INDEX")
-                .env_remove("SLURM_ARRAY_TASK_ID")
-                .env_remove("SLURM_ARRAY_TASK_COUNT")
-                .env_remove("SLURM_ARRAY_TASK_MIN")
-                .envs(env.iter().copied())
+            command(&all, env)
                 .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
-            command.spawn().unwrap()
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
         })
         .collect();
     for child in children {

@@ -273,7 +273,7 @@ fn resolve_shard(
 }
 
 /// `YYYYMMDDTHHMMSSZ` in UTC.
-pub(super) fn utc_stamp(time: SystemTime) -> String {
+fn utc_stamp(time: SystemTime) -> String {
     let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (days, rest) = ((seconds / 86_400) as i64, seconds % 86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).

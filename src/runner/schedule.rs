@@ -97,12 +97,11 @@ pub async fn execute(
                 execution.interrupted = true;
                 stop.store(true, Ordering::SeqCst);
                 progress.println("mcpick run: interrupted; abandoning the trials in flight (they are not recorded)");
-                // Dropping a lane's JoinSet aborts its trials; their senders go, and the loop ends
-                // once every finished trial already sent has been written.
+                // Dropping a lane's JoinSet aborts its trials. One inside a blocking model call
+                // (the embedded models) cannot stop before the call returns — minutes, for a long
+                // prompt — so the loop does not wait for senders to go: it writes what was
+                // already sent, and stops.
                 drivers.abort_all();
-                // A trial inside a blocking model call (the embedded models) cannot be aborted
-                // until the call returns — minutes, for a long prompt — and its sender lives until
-                // then: write what was already sent, and stop waiting.
                 while let Ok(event) = received.try_recv() {
                     if let Event::Finished(trial, outcome) = event {
                         record(&plan, folder, &mut execution, &mut running, trial, *outcome)?;
