@@ -97,6 +97,9 @@ fn summary_without_timings(folder: &Path) -> Value {
     summary
 }
 
+/// How one shard is started: its extra arguments and the scheduler's variables it sees.
+type Launch<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+
 #[test]
 fn four_shards_in_four_processes_merge_into_the_single_process_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -105,7 +108,7 @@ fn four_shards_in_four_processes_merge_into_the_single_process_run() {
     assert!(single.status.success(), "{}", text(&single));
 
     let shards = path("shards");
-    let launches: [(&[&str], &[(&str, &str)]); 4] = [
+    let launches: [Launch; 4] = [
         (&["--shard", "0/4"], &[]),
         (&["--shards", "4"], &[("JOB_COMPLETION_INDEX", "1")]),
         (
