@@ -142,6 +142,12 @@ fn runs_that_cannot_be_paired_are_refused() {
         "{}",
         text(&output)
     );
+    let base = arg("base");
+    for bad in [["--alpha", "5"], ["--min-selection", "80"]] {
+        let output = mcpick(&["compare", &base, &base, bad[0], bad[1]]);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        assert!(text(&output).contains(bad[0]), "{}", text(&output));
+    }
     let missing = mcpick(&["compare", &arg("base"), &arg("nowhere")]);
     assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
     assert!(text(&missing).contains("nowhere/trials.jsonl"));

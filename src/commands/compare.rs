@@ -15,6 +15,21 @@ pub fn run_compare(
     settings: GateSettings,
     out: &mut dyn Write,
 ) -> std::io::Result<Outcome> {
+    if !(settings.alpha > 0.0 && settings.alpha < 1.0) {
+        writeln!(
+            out,
+            "mcpick compare: --alpha {} is not a significance level (between 0 and 1, e.g. 0.05)",
+            settings.alpha
+        )?;
+        return Ok(Outcome::InvalidInput);
+    }
+    if let Some(minimum) = settings.min_selection.filter(|m| !(0.0..=1.0).contains(m)) {
+        writeln!(
+            out,
+            "mcpick compare: --min-selection {minimum} is not a fraction (0 to 1: 0.8 means 80%)"
+        )?;
+        return Ok(Outcome::InvalidInput);
+    }
     let read = |folder: &Path| {
         read_trials(folder)
             .map_err(|e| format!("cannot read {}: {e}", folder.join("trials.jsonl").display()))

@@ -129,11 +129,11 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Outc
     let (done, already_spent) = (finished.keys, finished.cost_usd);
     let mut all = plan.trials();
     if let Some((shard, source)) = shard {
+        let planned = all.len();
         all.retain(|t| shard.owns(&plan.key(*t)));
         eprintln!(
-            "mcpick run: shard {shard} (from {source}): {} of the plan's {} trials",
-            all.len(),
-            plan.trials().len()
+            "mcpick run: shard {shard} (from {source}): {} of the plan's {planned} trials",
+            all.len()
         );
     }
     let pending: Vec<_> = all

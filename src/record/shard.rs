@@ -6,11 +6,10 @@
 //! what `mcpick merge` and `--resume` read back.
 
 use super::trial::TrialKey;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One of `count` shards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
     pub index: u32,
     pub count: u32,
