@@ -349,6 +349,19 @@ pub struct RunOptions {
     /// The response cache [default: $MCPICK_CACHE_DIR or ~/.cache/mcpick, file responses.sqlite].
     #[arg(long, value_name = "FILE")]
     pub cache: Option<std::path::PathBuf>,
+    /// Send the hosted backends' turns (openai, anthropic) through the provider's batch API: half
+    /// the price, answers within 24 hours. A multi-turn trial's later turns go in later batches;
+    /// the batch ids are kept in the run folder (batches.jsonl), so `--resume` polls them instead
+    /// of submitting again.
+    #[arg(long)]
+    pub batch: bool,
+    /// Trials a batch lane keeps in flight; one batch holds at most this many requests.
+    #[arg(long, value_name = "N", default_value_t = 1000, requires = "batch", value_parser = clap::value_parser!(u32).range(1..=50_000))]
+    pub batch_size: u32,
+    /// Seconds before a submitted batch is first polled; each later poll waits half as long again,
+    /// up to 5 minutes.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "batch")]
+    pub batch_poll: f64,
     /// No progress bar on stderr.
     #[arg(long)]
     pub no_progress: bool,

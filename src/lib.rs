@@ -16,7 +16,7 @@
 //! | [`settings`] | `RunSettings`: what a run is asked to do, resolved once from the command line or read back from a manifest |
 //! | [`report`] | `rebuild`: a run folder's records read once and handed to exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`) |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries; the statistics, one file per method (McNemar, bootstrap, logistic fit, repeats, power); two runs compared for a regression gate |
-//! | [`runner`] | the run plan (`plan/`: lanes, suites, manifest), backend lanes (cache, rate limits, timeouts, retries, prices), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
+//! | [`runner`] | the run plan (`plan/`: lanes, suites, manifest), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
 //! | [`record`] | the run folder: `StoredTrial` (one type, written and read), the trial key, the manifest read back, what `--resume` skips, which shard owns a trial, the merge of shards' folders |
 //! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |

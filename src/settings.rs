@@ -88,4 +88,16 @@ pub struct RunSettings {
     pub price: Vec<String>,
     pub no_cache: bool,
     pub cache: Option<PathBuf>,
+    /// Provider batch mode for the hosted backends (`--batch`); `None`: each turn is one request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchMode>,
+}
+
+/// How `--batch` sends hosted turns.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BatchMode {
+    /// Trials a batch lane keeps in flight, and the most requests one batch holds.
+    pub size: u32,
+    /// Seconds before a submitted batch is first polled.
+    pub poll: f64,
 }

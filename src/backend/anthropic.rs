@@ -8,7 +8,8 @@
 //! `tool_search_tool_result` blocks (the tools found as `tool_reference`s) before the `tool_use`.
 //! Those searches are recorded, and sent back in later turns as the API requires.
 
-use super::hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, post_json};
+use super::batch_api::{AnthropicBatches, BatchApi, BatchRequest};
+use super::hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, send_json};
 use super::provider_names::ToolNameMap;
 use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
 use crate::score::CallArguments;
@@ -149,6 +150,28 @@ impl AnthropicBackend {
         body
     }
 
+    /// The provider's Message Batches API, with this backend's server and key.
+    pub fn batch_api(&self) -> BatchApi {
+        BatchApi::Anthropic(AnthropicBatches::new(
+            self.config.clone(),
+            self.http.clone(),
+        ))
+    }
+
+    /// One turn as a request of a batch; requests that defer their tools need the tool search
+    /// beta, so they go in batches of their own.
+    pub fn batch_request(&self, turn: &Turn<'_>) -> BatchRequest {
+        let names = ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
+        BatchRequest {
+            group: if turn.deferred_tools {
+                TOOL_SEARCH_BETA.into()
+            } else {
+                String::new()
+            },
+            body: self.request_body(turn, &names),
+        }
+    }
+
     pub async fn complete(&self, turn: Turn<'_>) -> Result<Reply, BackendError> {
         let names = ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
         let mut request = self
@@ -162,7 +185,7 @@ impl AnthropicBackend {
         if let Some(key) = &self.config.api_key {
             request = request.header("x-api-key", key);
         }
-        let value = post_json(request, &self.config.api_key_env).await?;
+        let value = send_json(request, &self.config.api_key_env).await?;
         parse_reply(&value, &names)
     }
 }

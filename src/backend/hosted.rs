@@ -95,13 +95,24 @@ pub fn error_for_status(
     }
 }
 
-/// Sends a JSON request to a provider and reads its JSON reply: a connection failure or a cut-off
-/// body is transient, a status outside 2xx is classified by `error_for_status` (Anthropic's 529
+/// Sends a request to a provider and reads its JSON reply: a connection failure or a cut-off body
+/// is transient, a status outside 2xx is classified by `error_for_status` (Anthropic's 529
 /// "overloaded" as the 503 it means), a body that is not JSON is a decode error.
-pub async fn post_json(
+pub async fn send_json(
     request: reqwest::RequestBuilder,
     api_key_env: &str,
 ) -> Result<serde_json::Value, BackendError> {
+    let body = send_text(request, api_key_env).await?;
+    serde_json::from_str(&body)
+        .map_err(|e| BackendError::Decode(format!("the reply is not JSON: {e}")))
+}
+
+/// Sends a request to a provider and reads its reply as text (a batch's JSONL results), with the
+/// failures classified as `send_json` does.
+pub async fn send_text(
+    request: reqwest::RequestBuilder,
+    api_key_env: &str,
+) -> Result<String, BackendError> {
     let response = request.send().await.map_err(|e| {
         BackendError::Transient(if e.is_connect() {
             format!("cannot connect: {e}")
@@ -119,8 +130,7 @@ pub async fn post_json(
         let status = if status == 529 { 503 } else { status };
         return Err(error_for_status(status, wait, &body, api_key_env));
     }
-    serde_json::from_str(&body)
-        .map_err(|e| BackendError::Decode(format!("the reply is not JSON: {e}")))
+    Ok(body)
 }
 
 /// The wait a server asks for: `retry-after-ms` (OpenAI), or `Retry-After` in seconds or as an

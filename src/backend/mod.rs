@@ -1,9 +1,11 @@
 //! Model backends behind one interface: given the conversation so far and the tools the MCP server
 //! listed, produce the model's next reply (text and/or tool calls). A closed enum dispatches to the
 //! kinds (`AnyBackend`). This module owns the provider-neutral message types; each backend turns them
-//! into its own wire format. Backends never call tools: the runner does, through the MCP client.
+//! into its own wire format, and the hosted ones also into an item of their provider's batch API
+//! (`batch_api`). Backends never call tools: the runner does, through the MCP client.
 
 mod anthropic;
+mod batch_api;
 mod bm25;
 mod embed;
 mod hosted;
@@ -17,6 +19,7 @@ mod random;
 mod replay;
 
 pub use anthropic::AnthropicBackend;
+pub use batch_api::{BatchApi, BatchItem, BatchRequest, BatchState, ItemOutcome, ResultsAt};
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
@@ -334,6 +337,38 @@ impl AnyBackend {
                 ToolNameMap::new(tools.iter().filter_map(|t| t["name"].as_str())).renamed()
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// The provider's batch API, for the backends that have one (`--batch`).
+    pub fn batch_api(&self) -> Option<BatchApi> {
+        match self {
+            AnyBackend::OpenAi(b) => Some(b.batch_api()),
+            AnyBackend::Anthropic(b) => Some(b.batch_api()),
+            _ => None,
+        }
+    }
+
+    /// One turn as a request of a provider batch; `None` for backends without a batch API.
+    pub fn batch_request(&self, turn: &Turn<'_>) -> Option<BatchRequest> {
+        match self {
+            AnyBackend::OpenAi(b) => Some(b.batch_request(turn)),
+            AnyBackend::Anthropic(b) => Some(b.batch_request(turn)),
+            _ => None,
+        }
+    }
+
+    /// A batch result's body read as the reply to `turn`, as the provider's ordinary endpoint's
+    /// reply would be read.
+    pub fn parse_batch_reply(&self, turn: &Turn<'_>, body: &Value) -> Result<Reply, BackendError> {
+        let names = || ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
+        match self {
+            AnyBackend::OpenAi(b) => b.parse_batch_reply(turn, body),
+            AnyBackend::Anthropic(_) => anthropic::parse_reply(body, &names()),
+            _ => Err(BackendError::BadRequest(format!(
+                "{} has no batch API",
+                self.id()
+            ))),
         }
     }
 

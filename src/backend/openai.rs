@@ -12,9 +12,10 @@
 //! Under `native-search` a turn goes to the Responses API instead (`openai_responses`), whose
 //! `tool_search` is OpenAI's own.
 
+use super::batch_api::{BatchApi, BatchRequest, OpenAiBatches};
 use super::hosted::{
     DEFAULT_SYSTEM_PROMPT, HostedConfig, arguments_text, body_excerpt, error_for_status, json_kind,
-    parse_arguments, post_json, retry_after,
+    parse_arguments, retry_after, send_json,
 };
 use super::openai_responses;
 use super::provider_names::ToolNameMap;
@@ -174,6 +175,38 @@ impl OpenAiBackend {
         parse_reply(&response, &names)
     }
 
+    /// The provider's Batch API, with this backend's server and key.
+    pub fn batch_api(&self) -> BatchApi {
+        BatchApi::OpenAi(OpenAiBatches::new(self.config.clone(), self.http.clone()))
+    }
+
+    /// One turn as a line of a batch: the body this backend would POST, under the endpoint it
+    /// would POST it to (Chat Completions, or the Responses API under `native-search`).
+    pub fn batch_request(&self, turn: &Turn<'_>) -> BatchRequest {
+        let names = ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
+        if turn.deferred_tools {
+            BatchRequest {
+                group: "/v1/responses".into(),
+                body: openai_responses::request_body(&self.config, turn, &names),
+            }
+        } else {
+            BatchRequest {
+                group: "/v1/chat/completions".into(),
+                body: self.request_body(turn, &names),
+            }
+        }
+    }
+
+    /// A batch result's response body, read as the endpoint's own reply.
+    pub fn parse_batch_reply(&self, turn: &Turn<'_>, body: &Value) -> Result<Reply, BackendError> {
+        let names = ToolNameMap::new(turn.tools.iter().filter_map(|t| t["name"].as_str()));
+        if turn.deferred_tools {
+            openai_responses::parse_reply(body, &names)
+        } else {
+            parse_reply(body, &names)
+        }
+    }
+
     /// One turn through the Responses API with every tool deferred behind `tool_search`.
     async fn complete_with_tool_search(
         &self,
@@ -187,7 +220,7 @@ impl OpenAiBackend {
         if let Some(key) = &self.config.api_key {
             request = request.bearer_auth(key);
         }
-        let value = post_json(request, &self.config.api_key_env).await?;
+        let value = send_json(request, &self.config.api_key_env).await?;
         openai_responses::parse_reply(&value, names)
     }
 

@@ -7,7 +7,7 @@ use crate::cli::{DistractorChoice, RunOptions};
 use crate::record::{RunFolder, Shard, StoredManifest, finished_trials, shard_from_environment};
 use crate::report::rebuild;
 use crate::runner::{RunPlan, execute};
-use crate::settings::{Distractors, RunSettings};
+use crate::settings::{BatchMode, Distractors, RunSettings};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -56,6 +56,10 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
         price: options.price.clone(),
         no_cache: options.no_cache,
         cache: options.cache.clone(),
+        batch: options.batch.then_some(BatchMode {
+            size: options.batch_size,
+            poll: options.batch_poll,
+        }),
     }
 }
 

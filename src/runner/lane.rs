@@ -3,8 +3,11 @@
 //! exponential backoff that honour `Retry-After`. Retries are counted and recorded with the trial,
 //! never hidden; a reply served from the cache costs no request and no money. What a provider sends
 //! back leaves the lane with the backend's key redacted (`redact`) and its texts bounded
-//! (`reply_bound`), before it is cached, logged or stored.
+//! (`reply_bound`), before it is cached, logged or stored. Under `--batch` a hosted lane's turns go
+//! through its batch queue instead (`batch`): no rate limit or per-request timeout, since the
+//! provider paces a batch itself, and a failed item's retry is simply the next batch round.
 
+use super::batch::{BatchQueue, custom_id};
 use super::cache::ResponseCache;
 use super::price::Price;
 use super::redact::redact;
@@ -144,6 +147,8 @@ pub struct BackendLane {
     pub limiter: RateLimiter,
     pub price: Option<Price>,
     pub cache: Option<Arc<ResponseCache>>,
+    /// Under `--batch`, the queue this hosted lane's turns go through.
+    pub batch: Option<Arc<BatchQueue>>,
     /// What must never be stored: the backend's API key.
     secrets: Vec<String>,
     /// Seeds the backoff jitter.
@@ -177,16 +182,25 @@ impl BackendLane {
             limiter,
             price,
             cache,
+            batch: None,
             jitter_state: AtomicU64::new(u64::from_le_bytes(seed)),
         }
+    }
+
+    /// The lane with its turns sent through a provider batch queue.
+    pub fn with_batch(mut self, queue: Arc<BatchQueue>) -> BackendLane {
+        self.batch = Some(queue);
+        self
     }
 
     /// The backend's reply to one turn, through cache, limits, timeout and retries.
     pub async fn complete(&self, turn: Turn<'_>) -> (Result<Reply, BackendError>, ReplyCost) {
         let mut cost = ReplyCost::default();
         let hosted = self.backend.hosted();
-        let cache_key = match (&self.cache, hosted) {
-            (Some(_), Some(config)) => {
+        // Hosted requests are named by their content: the cache's key, and a batch item's id.
+        let request_key = hosted
+            .filter(|_| self.cache.is_some() || self.batch.is_some())
+            .map(|config| {
                 let mut request = json!({
                     "backend": self.backend.id(),
                     "config": config,
@@ -201,15 +215,24 @@ impl BackendLane {
                 if turn.deferred_tools {
                     request["deferred_tools"] = json!(true);
                 }
-                Some(ResponseCache::key(&request))
-            }
-            _ => None,
-        };
+                ResponseCache::key(&request)
+            });
+        let cache_key = request_key
+            .as_ref()
+            .filter(|_| self.cache.is_some())
+            .cloned();
         if let (Some(cache), Some(key)) = (&self.cache, &cache_key)
             && let Some(reply) = cache.get(key)
         {
             cost.cached = true;
             return (Ok(reply), cost);
+        }
+        if let (Some(queue), Some(key)) = (&self.batch, &request_key)
+            && let Some(request) = self.backend.batch_request(&turn)
+        {
+            return self
+                .complete_in_batches(queue, custom_id(key), request, turn, cache_key)
+                .await;
         }
         let estimate = if hosted.is_some() {
             estimate_tokens(&turn)
@@ -238,12 +261,7 @@ impl BackendLane {
                     self.limiter
                         .record_extra(used.saturating_sub(estimate))
                         .await;
-                    cost.usd += self
-                        .price
-                        .map_or(0.0, |p| p.cost(reply.input_tokens, reply.output_tokens));
-                    if let (Some(cache), Some(key)) = (&self.cache, &cache_key) {
-                        cache.put(key, &reply);
-                    }
+                    self.book(&reply, cache_key.as_deref(), &mut cost);
                     return (Ok(reply), cost);
                 }
                 Err(error) if retry < self.retry.max_retries && is_retryable(&error) => {
@@ -271,6 +289,54 @@ impl BackendLane {
                 }
                 Err(error) => return (Err(error), cost),
             }
+        }
+    }
+}
+
+impl BackendLane {
+    /// A turn through the lane's batch queue. A retryable failure (an expired or cancelled item, a
+    /// server error, a batch that could not be created) goes into the next batch round, up to
+    /// `--max-retries` times; the round itself is the wait.
+    async fn complete_in_batches(
+        &self,
+        queue: &Arc<BatchQueue>,
+        custom_id: String,
+        request: crate::backend::BatchRequest,
+        turn: Turn<'_>,
+        cache_key: Option<String>,
+    ) -> (Result<Reply, BackendError>, ReplyCost) {
+        let mut cost = ReplyCost::default();
+        let mut retry = 0;
+        loop {
+            cost.requests += 1;
+            let result = queue
+                .request(custom_id.clone(), request.clone())
+                .await
+                .and_then(|body| self.backend.parse_batch_reply(&turn, &body));
+            match result {
+                Ok(reply) => {
+                    let reply = redact(bound_reply(reply), &self.secrets);
+                    self.book(&reply, cache_key.as_deref(), &mut cost);
+                    return (Ok(reply), cost);
+                }
+                Err(error) if retry < self.retry.max_retries && is_retryable(&error) => {
+                    let error = redact(error, &self.secrets);
+                    tracing::info!(backend = %self.id, %error, "submitting again in the next batch");
+                    retry += 1;
+                    cost.retries = retry;
+                }
+                Err(error) => return (Err(redact(error, &self.secrets)), cost),
+            }
+        }
+    }
+
+    /// Books a reply: its price (the batch price on a batch lane) and its cache entry.
+    fn book(&self, reply: &Reply, cache_key: Option<&str>, cost: &mut ReplyCost) {
+        cost.usd += self
+            .price
+            .map_or(0.0, |p| p.cost(reply.input_tokens, reply.output_tokens));
+        if let (Some(cache), Some(key)) = (&self.cache, cache_key) {
+            cache.put(key, reply);
         }
     }
 }

@@ -9,6 +9,7 @@
 //! folder (`record`), so a crash or Ctrl-C loses nothing finished. The runner writes records only;
 //! summaries and reports are `report`'s, built from the records.
 
+mod batch;
 mod cache;
 mod lane;
 mod plan;
@@ -21,6 +22,7 @@ mod sweep_tools;
 mod trial;
 mod trial_serving;
 
+pub use batch::{BatchJournal, BatchQueue, BatchSettings, JOURNAL_FILE, SubmittedBatch};
 pub use cache::ResponseCache;
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};

@@ -12,6 +12,15 @@ pub struct Price {
 }
 
 impl Price {
+    /// The price through the provider's batch API: half, as OpenAI's Batch API and Anthropic's
+    /// Message Batches both charge.
+    pub fn batch(self) -> Price {
+        Price {
+            input_per_mtok: self.input_per_mtok / 2.0,
+            output_per_mtok: self.output_per_mtok / 2.0,
+        }
+    }
+
     pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
         (input_tokens as f64 * self.input_per_mtok + output_tokens as f64 * self.output_per_mtok)
             / 1_000_000.0

@@ -2,8 +2,10 @@
 //! trial goes through one channel to the single writer (this loop), which appends it to
 //! `trials.jsonl` and advances the progress bar. Ctrl-C stops new trials and abandons the ones in
 //! flight (they are not recorded, so `--resume` runs them); a spent budget stops new trials; a
-//! backend whose key is rejected stops that backend only. Nothing finished is ever lost.
+//! backend whose key is rejected stops that backend only. Nothing finished is ever lost. Batch
+//! lanes are tied to the folder's batch journal before the first trial starts.
 
+use super::batch::BatchJournal;
 use super::plan::{PlannedTrial, RunPlan};
 use super::sweep_tools::gold_position;
 use super::trial::{Halt, ToolListing, TrialOutcome, TrialSetting, run_trial};
@@ -52,6 +54,15 @@ pub async fn execute(
         ProgressStyle::with_template("{bar:30} {pos}/{len} trials · ETA {eta} · {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    // Batch lanes take over the batches an earlier, killed, run of this folder submitted.
+    let queues: Vec<_> = plan.lanes.iter().filter_map(|l| l.batch.as_ref()).collect();
+    if !queues.is_empty() {
+        let (journal, earlier) = BatchJournal::open(&folder.path)?;
+        let journal = Arc::new(journal);
+        for queue in queues {
+            queue.start(Arc::clone(&journal), &earlier);
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     // Spent money in micro-dollars, so lanes can read it without a lock.
     let spent = Arc::new(AtomicU64::new((already_spent * 1e6).round() as u64));

@@ -300,7 +300,7 @@ async fn handle(
 }
 
 /// The first user text, and whether a tool result is already in the conversation.
-fn conversation(dialect: Dialect, body: &Value) -> (String, bool) {
+pub fn conversation(dialect: Dialect, body: &Value) -> (String, bool) {
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let prompt = messages
         .iter()
@@ -328,7 +328,7 @@ fn valid_tool_name(name: &str) -> bool {
 }
 
 /// Chat Completions request rules (platform.openai.com/docs/api-reference/chat/create).
-fn check_openai(body: &Value, problems: &mut Vec<String>) {
+pub fn check_openai(body: &Value, problems: &mut Vec<String>) {
     if !body["model"].is_string() {
         problems.push("model is not a string".into());
     }
@@ -384,7 +384,7 @@ fn check_openai(body: &Value, problems: &mut Vec<String>) {
 }
 
 /// Messages API request rules (docs.anthropic.com/en/api/messages).
-fn check_anthropic(body: &Value, problems: &mut Vec<String>) {
+pub fn check_anthropic(body: &Value, problems: &mut Vec<String>) {
     if !body["model"].is_string() || !body["max_tokens"].is_u64() {
         problems.push("model or max_tokens missing".into());
     }
@@ -482,7 +482,12 @@ fn reply(dialect: Dialect, text: &str, calls: &[(&str, Value)]) -> Response {
 
 /// A reply with calls of named tools, as (id, provider name, arguments).
 fn reply_with(dialect: Dialect, text: &str, calls: &[(&str, &str, Value)]) -> Response {
-    let body = match dialect {
+    (StatusCode::OK, axum::Json(reply_body(dialect, text, calls))).into_response()
+}
+
+/// The body of a reply with calls of named tools, as (id, provider name, arguments).
+pub fn reply_body(dialect: Dialect, text: &str, calls: &[(&str, &str, Value)]) -> Value {
+    match dialect {
         Dialect::OpenAi => {
             let tool_calls: Vec<Value> = calls
                 .iter()
@@ -520,8 +525,7 @@ fn reply_with(dialect: Dialect, text: &str, calls: &[(&str, &str, Value)]) -> Re
                 "usage": {"input_tokens": 100, "output_tokens": 10}
             })
         }
-    };
-    (StatusCode::OK, axum::Json(body)).into_response()
+    }
 }
 
 fn error(dialect: Dialect, status: u16, kind: &str, message: &str) -> Response {

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod batch_provider;
 pub mod bfcl_mutations;
 pub mod hosted_run;
 pub mod mock_provider;

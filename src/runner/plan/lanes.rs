@@ -1,8 +1,9 @@
 //! The plan's backend lanes: the config file's profiles, each `--backend` parsed with its settings
 //! (a profile's overlaying the command line's), the limits every lane shares (timeout, retries) and
-//! each one's own (concurrency, rate limits, price), the response cache for hosted backends, and
-//! each lane's manifest entry. The oracle gets the suites' expectations here, and nothing else does.
+//! each one's own (concurrency, rate limits, price), the response cache for hosted backends, the
+//! batch queue of a hosted lane under `--batch`, and each lane's manifest entry. The oracle gets the suites' expectations here, and nothing else does.
 
+use super::super::batch::{BatchQueue, BatchSettings};
 use super::super::cache::ResponseCache;
 use super::super::lane::{BackendLane, RateLimiter, RetryPolicy};
 use super::super::price::{Price, list_price, parse_price_override};
@@ -59,6 +60,14 @@ pub(super) fn shared_limits(options: &RunSettings, problems: &mut Vec<String>) -
     }
     if !(options.max_retry_wait.is_finite() && options.max_retry_wait >= 0.0) {
         problems.push("--max-retry-wait must be 0 or more seconds".into());
+    }
+    if let Some(mode) = options.batch {
+        if !(mode.poll.is_finite() && mode.poll > 0.0) {
+            problems.push("--batch-poll must be a positive number of seconds".into());
+        }
+        if mode.size == 0 {
+            problems.push("--batch-size must be 1 or more".into());
+        }
     }
     let retry = RetryPolicy {
         max_retries: options.max_retries,
@@ -186,7 +195,13 @@ pub(super) fn build_lanes(
         } = parsed;
         let backend = backend.with_answers(&answers);
         let profile = profile.as_ref();
-        let price = price_for(&given, &backend, profile, &limits.price_overrides);
+        // `--batch` takes the hosted lanes (the ones with a batch API) to their provider's batch
+        // API, at its price: half the list price, for OpenAI and Anthropic alike.
+        let batch_api = options
+            .batch
+            .and_then(|mode| Some((mode, backend.batch_api()?)));
+        let price = price_for(&given, &backend, profile, &limits.price_overrides)
+            .map(|p| if batch_api.is_some() { p.batch() } else { p });
         if options.budget.is_some() && backend.hosted().is_some() && price.is_none() {
             problems.push(format!(
                 "--budget needs a price for {id}: add --price {id}=IN,OUT (dollars per million tokens)"
@@ -196,6 +211,9 @@ pub(super) fn build_lanes(
         // same cores and one KV cache.
         let concurrency = if backend.one_trial_at_a_time() {
             1
+        } else if let Some((mode, _)) = &batch_api {
+            // Every trial in flight puts its turn in the next batch.
+            mode.size.max(1) as usize
         } else {
             profile
                 .and_then(|p| p.concurrency)
@@ -214,17 +232,25 @@ pub(super) fn build_lanes(
             "concurrency": concurrency, "price": price,
             "requests_per_minute": requests_per_minute,
             "tokens_per_minute": tokens_per_minute,
+            "batch": batch_api.as_ref().map(|(mode, api)| json!({"provider": api.provider(),
+                "size": mode.size, "poll_seconds": mode.poll})),
         }));
         let lane_cache = backend.hosted().and(cache.cloned());
-        lanes.push(Arc::new(BackendLane::new(
-            id,
+        let mut lane = BackendLane::new(
+            id.clone(),
             backend,
             concurrency,
             limits.retry,
             limiter,
             price,
             lane_cache,
-        )));
+        );
+        if let Some((mode, api)) = batch_api {
+            let poll = Duration::from_secs_f64(mode.poll.clamp(0.001, 86_400.0));
+            let settings = BatchSettings::new(mode.size as usize, poll, limits.retry.timeout);
+            lane = lane.with_batch(BatchQueue::new(id, api, settings));
+        }
+        lanes.push(Arc::new(lane));
     }
     (lanes, lane_manifest)
 }

@@ -154,6 +154,11 @@ impl RunPlan {
             answers,
             &mut problems,
         );
+        if options.batch.is_some() && lanes.iter().all(|lane| lane.batch.is_none()) {
+            problems.push(
+                "--batch sends hosted turns to a provider's batch API: name an openai:MODEL or anthropic:MODEL backend".into(),
+            );
+        }
         exposures::check(options, &lanes, &suites, &mut problems);
         let rankers = exposures::Rankers::for_exposures(&options.exposures, &mut problems);
         if !problems.is_empty() {

@@ -1,0 +1,270 @@
+//! `--batch` end to end, for both providers: `mcpick run` against a local server speaking each
+//! provider's batch wire format (`common/batch_provider.rs`). Every trial is answered through
+//! batches — multi-turn trials over several rounds — expired and failed items are submitted again
+//! and then scored, an invalid item is recorded as an error (not an abstention), the cost is the
+//! batch price, and a run killed with SIGKILL between submitting and collecting resumes by polling
+//! its batch: no request is submitted twice, and every trial is recorded exactly once.
+
+mod common;
+
+use common::batch_provider::BatchProvider;
+use common::hosted_run::{backend_spec, by_task, workspace_with};
+use common::mock_provider::{Dialect, TEST_KEY};
+use common::read_trials;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SUITE: &str = r#"
+format = 1
+suite = "wire"
+toolset = "weather"
+
+[[task]]
+id = "oslo"
+prompt = "What is the weather in Oslo?"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "bergen"
+prompt = "And the weather in Bergen?"
+expect = [{ tool = "weather.get", args = { city = "Bergen" } }]
+
+[[task]]
+id = "chain"
+prompt = "chain: first Oslo, then Bergen"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }, { tool = "weather.get", args = { city = "Bergen" } }]
+
+[[task]]
+id = "hello"
+prompt = "Say hello to me"
+expect_no_call = true
+
+[[task]]
+id = "expire"
+prompt = "expire: weather in Oslo"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "flaky"
+prompt = "flaky: weather in Oslo"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
+id = "invalid"
+prompt = "invalid: weather in Oslo"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+"#;
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+    command
+        .current_dir(dir)
+        .env("MCPICK_TEST_KEY", TEST_KEY)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(args);
+    command
+}
+
+fn batch_run_args(provider: &BatchProvider) -> Vec<&str> {
+    vec![
+        "run",
+        "--backend",
+        backend_spec(provider.dialect),
+        "--base-url",
+        &provider.base_url,
+        "--api-key-env",
+        "MCPICK_TEST_KEY",
+        "--batch",
+        "--batch-poll",
+        "0.05",
+        "--price",
+        match provider.dialect {
+            Dialect::OpenAi => "openai:mock-model=2,8",
+            Dialect::Anthropic => "anthropic:mock-model=2,8",
+        },
+        "--no-cache",
+        "--no-progress",
+        "--out",
+        "run",
+    ]
+}
+
+/// The outcomes every test expects, and each trial exactly once.
+fn check_trials(lines: &[Value]) {
+    let mut tasks: Vec<&str> = lines.iter().map(|l| l["task"].as_str().unwrap()).collect();
+    tasks.sort();
+    assert_eq!(
+        tasks,
+        [
+            "bergen", "chain", "expire", "flaky", "hello", "invalid", "oslo"
+        ],
+        "every trial exactly once"
+    );
+    let outcome = |task: &str| {
+        by_task(lines, task)["outcome"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for task in ["oslo", "bergen", "chain", "expire", "flaky"] {
+        assert_eq!(outcome(task), "correct", "{task}: {}", by_task(lines, task));
+    }
+    assert_eq!(outcome("hello"), "correct_abstain");
+    // Three turns, three batch rounds.
+    assert_eq!(by_task(lines, "chain")["turns"], 3);
+    // An item the provider refused is an error, with the provider's reason: never an abstention.
+    assert_eq!(outcome("invalid"), "error");
+    assert!(
+        by_task(lines, "invalid")["backend_error"]
+            .as_str()
+            .unwrap()
+            .contains("invalid"),
+        "{}",
+        by_task(lines, "invalid")
+    );
+}
+
+#[test]
+fn batches_answer_every_trial_and_retry_expired_and_failed_items() {
+    for dialect in [Dialect::OpenAi, Dialect::Anthropic] {
+        let provider = BatchProvider::start(dialect);
+        let dir = workspace_with(SUITE);
+        let output = command(dir.path(), &batch_run_args(&provider))
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{dialect:?}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(provider.violations(), Vec::<String>::new(), "{dialect:?}");
+        let lines = read_trials(&dir.path().join("run"));
+        check_trials(&lines);
+        // The expired and the failed item were submitted again once, in a later batch.
+        assert_eq!(
+            by_task(&lines, "expire")["retries"],
+            1,
+            "{dialect:?}: {}",
+            by_task(&lines, "expire")
+        );
+        assert_eq!(
+            by_task(&lines, "flaky")["retries"],
+            1,
+            "{dialect:?}: {}",
+            by_task(&lines, "flaky")
+        );
+        // Each request went out once, but for those two first turns, which went out twice.
+        let submissions = provider.submissions();
+        let twice = submissions.values().filter(|n| **n == 2).count();
+        assert_eq!(twice, 2, "{dialect:?}: {submissions:?}");
+        assert!(submissions.values().all(|n| *n <= 2));
+        // The first round held every trial's first turn; the rest came in later rounds.
+        let sizes = provider.batch_sizes();
+        assert_eq!(sizes[0], 7, "{dialect:?}: {sizes:?}");
+        assert!(sizes.len() >= 3, "{dialect:?}: {sizes:?}");
+        // Half the list price: 100 input and 10 output tokens a reply at $1 and $4 per million.
+        let oslo = by_task(&lines, "oslo");
+        assert_eq!(oslo["turns"], 2);
+        let cost = oslo["cost_usd"].as_f64().unwrap();
+        assert!((cost - 2.0 * 140e-6).abs() < 1e-9, "{dialect:?}: {cost}");
+        let manifest: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("run/manifest.json")).unwrap(),
+        )
+        .unwrap();
+        let lane = &manifest["backends"][0];
+        assert_eq!(lane["price"]["input_per_mtok"], 1.0, "{lane}");
+        assert_eq!(lane["batch"]["size"], 1000, "{lane}");
+        // The journal lists every batch the provider created.
+        let journal = std::fs::read_to_string(dir.path().join("run/batches.jsonl")).unwrap();
+        assert_eq!(
+            journal.lines().count(),
+            provider.batches_created(),
+            "{dialect:?}"
+        );
+    }
+}
+
+#[test]
+fn a_run_killed_between_submit_and_collect_resumes_by_polling() {
+    for dialect in [Dialect::OpenAi, Dialect::Anthropic] {
+        let provider = BatchProvider::start(dialect);
+        provider
+            .state
+            .hold
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let dir = workspace_with(SUITE);
+        let mut child = command(dir.path(), &batch_run_args(&provider))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait for the first batch to be submitted and in the journal, then kill -9.
+        let journal = dir.path().join("run/batches.jsonl");
+        let started = Instant::now();
+        while !std::fs::read_to_string(&journal).is_ok_and(|t| t.lines().count() == 1) {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "no batch submitted"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(provider.batches_created(), 1, "{dialect:?}");
+        let recorded =
+            std::fs::read_to_string(dir.path().join("run/trials.jsonl")).unwrap_or_default();
+        assert_eq!(
+            recorded.lines().count(),
+            0,
+            "nothing was collected before the kill"
+        );
+
+        // The provider finishes the batch while nobody is watching; the resumed run collects it.
+        provider
+            .state
+            .hold
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        let output = command(dir.path(), &["run", "--resume", "run", "--no-progress"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{dialect:?}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(provider.violations(), Vec::<String>::new(), "{dialect:?}");
+        check_trials(&read_trials(&dir.path().join("run")));
+        // The first batch's seven requests were polled for, not submitted again: only the two
+        // that failed in it went out a second time.
+        let submissions = provider.submissions();
+        assert_eq!(
+            submissions.values().filter(|n| **n == 2).count(),
+            2,
+            "{dialect:?}: {submissions:?}"
+        );
+        assert!(submissions.values().all(|n| *n <= 2), "{submissions:?}");
+        assert_eq!(provider.batch_sizes()[0], 7);
+    }
+}
+
+#[test]
+fn batch_needs_a_hosted_backend() {
+    let dir = workspace_with(SUITE);
+    let output = command(
+        dir.path(),
+        &["run", "--backend", "bm25", "--batch", "--out", "run"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stdout).to_string()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(text.contains("--batch sends hosted turns"), "{text}");
+}
