@@ -165,6 +165,10 @@ fn batches_answer_every_trial_and_retry_expired_and_failed_items() {
         assert!(submissions.values().all(|n| *n <= 2));
         // The first round held every trial's first turn; the rest came in later rounds.
         let sizes = provider.batch_sizes();
+        eprintln!(
+            "{dialect:?}: batches of {sizes:?} requests, {} polls",
+            provider.polls()
+        );
         assert_eq!(sizes[0], 7, "{dialect:?}: {sizes:?}");
         assert!(sizes.len() >= 3, "{dialect:?}: {sizes:?}");
         // Half the list price: 100 input and 10 output tokens a reply at $1 and $4 per million.

@@ -110,6 +110,10 @@ impl BatchProvider {
         batches.iter().map(|b| b.items.len()).collect()
     }
 
+    pub fn polls(&self) -> usize {
+        *self.state.polls.lock().unwrap()
+    }
+
     pub fn submissions(&self) -> HashMap<String, usize> {
         self.state.submissions.lock().unwrap().clone()
     }
