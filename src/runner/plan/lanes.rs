@@ -227,14 +227,18 @@ pub(super) fn build_lanes(
             .and_then(|p| p.tokens_per_minute)
             .or(options.tokens_per_minute);
         let limiter = RateLimiter::new(requests_per_minute, tokens_per_minute);
-        lane_manifest.push(json!({
+        let mut entry = json!({
             "id": id, "spec": spec, "hosted": backend.hosted(), "local": backend.local_description(),
             "concurrency": concurrency, "price": price,
             "requests_per_minute": requests_per_minute,
             "tokens_per_minute": tokens_per_minute,
-            "batch": batch_api.as_ref().map(|(mode, api)| json!({"provider": api.provider(),
-                "size": mode.size, "poll_seconds": mode.poll})),
-        }));
+        });
+        // Only batch lanes say so, so the manifests of every other run stay as they were.
+        if let Some((mode, api)) = &batch_api {
+            entry["batch"] = json!({"provider": api.provider(), "size": mode.size,
+                "poll_seconds": mode.poll});
+        }
+        lane_manifest.push(entry);
         let lane_cache = backend.hosted().and(cache.cloned());
         let mut lane = BackendLane::new(
             id.clone(),
