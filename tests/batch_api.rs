@@ -1,7 +1,8 @@
 //! `--batch` end to end, for both providers: `mcpick run` against a local server speaking each
 //! provider's batch wire format (`common/batch_provider.rs`). Every trial is answered through
 //! batches — multi-turn trials over several rounds — expired and failed items are submitted again
-//! and then scored, an invalid item is recorded as an error (not an abstention), the cost is the
+//! and then scored, an invalid item is recorded as an error (not an abstention), a key the provider
+//! echoes is stored nowhere, the cost is the
 //! batch price, and a run killed with SIGKILL between submitting and collecting resumes by polling
 //! its batch: no request is submitted twice, and every trial is recorded exactly once.
 
@@ -52,6 +53,11 @@ prompt = "flaky: weather in Oslo"
 expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
 
 [[task]]
+id = "echo"
+prompt = "echo-key: weather in Oslo"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+
+[[task]]
 id = "invalid"
 prompt = "invalid: weather in Oslo"
 expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
@@ -92,14 +98,30 @@ fn batch_run_args(provider: &BatchProvider) -> Vec<&str> {
     ]
 }
 
-/// The outcomes every test expects, and each trial exactly once.
-fn check_trials(lines: &[Value]) {
+/// The outcomes every test expects, each trial exactly once, and the key nowhere in the folder.
+fn check_trials(folder: &Path) {
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains(TEST_KEY), "the key is in {}", path.display());
+    }
+    let lines = &read_trials(folder);
+    assert_eq!(by_task(lines, "echo")["outcome"], "error");
+    assert!(
+        by_task(lines, "echo")["backend_error"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED]"),
+        "{}",
+        by_task(lines, "echo")
+    );
     let mut tasks: Vec<&str> = lines.iter().map(|l| l["task"].as_str().unwrap()).collect();
     tasks.sort();
     assert_eq!(
         tasks,
         [
-            "bergen", "chain", "expire", "flaky", "hello", "invalid", "oslo"
+            "bergen", "chain", "echo", "expire", "flaky", "hello", "invalid", "oslo"
         ],
         "every trial exactly once"
     );
@@ -142,9 +164,11 @@ fn batches_answer_every_trial_and_retry_expired_and_failed_items() {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
+        assert!(!String::from_utf8_lossy(&output.stderr).contains(TEST_KEY));
+        assert!(!String::from_utf8_lossy(&output.stdout).contains(TEST_KEY));
         assert_eq!(provider.violations(), Vec::<String>::new(), "{dialect:?}");
+        check_trials(&dir.path().join("run"));
         let lines = read_trials(&dir.path().join("run"));
-        check_trials(&lines);
         // The expired and the failed item were submitted again once, in a later batch.
         assert_eq!(
             by_task(&lines, "expire")["retries"],
@@ -169,7 +193,7 @@ fn batches_answer_every_trial_and_retry_expired_and_failed_items() {
             "{dialect:?}: batches of {sizes:?} requests, {} polls",
             provider.polls()
         );
-        assert_eq!(sizes[0], 7, "{dialect:?}: {sizes:?}");
+        assert_eq!(sizes[0], 8, "{dialect:?}: {sizes:?}");
         assert!(sizes.len() >= 3, "{dialect:?}: {sizes:?}");
         // Half the list price: 100 input and 10 output tokens a reply at $1 and $4 per million.
         let oslo = by_task(&lines, "oslo");
@@ -244,8 +268,8 @@ fn a_run_killed_between_submit_and_collect_resumes_by_polling() {
             String::from_utf8_lossy(&output.stderr)
         );
         assert_eq!(provider.violations(), Vec::<String>::new(), "{dialect:?}");
-        check_trials(&read_trials(&dir.path().join("run")));
-        // The first batch's seven requests were polled for, not submitted again: only the two
+        check_trials(&dir.path().join("run"));
+        // The first batch's eight requests were polled for, not submitted again: only the two
         // that failed in it went out a second time.
         let submissions = provider.submissions();
         assert_eq!(
@@ -254,7 +278,7 @@ fn a_run_killed_between_submit_and_collect_resumes_by_polling() {
             "{dialect:?}: {submissions:?}"
         );
         assert!(submissions.values().all(|n| *n <= 2), "{submissions:?}");
-        assert_eq!(provider.batch_sizes()[0], 7);
+        assert_eq!(provider.batch_sizes()[0], 8);
     }
 }
 

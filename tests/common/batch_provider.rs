@@ -11,6 +11,7 @@
 //! | `expire` | the first turn's first submission expires (OpenAI `batch_expired`; Anthropic `expired`), then a call |
 //! | `flaky` | the first turn's first submission fails with a server error, then a call |
 //! | `invalid` | an invalid-request error, every time |
+//! | `echo-key` | an invalid-request error whose message repeats the request's key |
 //! | `Bergen` after an Oslo result (`chain`) | a second call, for Bergen |
 //! | `Oslo` / `Bergen` | a `weather_get` call for that city; text once a result is in |
 //! | anything else | text only |
@@ -37,6 +38,8 @@ enum ItemResult {
     Expired,
     ServerError,
     Invalid,
+    /// Refused, with the key in the message (a provider echoing what it was sent).
+    EchoKey,
 }
 
 struct Batch {
@@ -198,6 +201,9 @@ fn answer(state: &BatchState, dialect: Dialect, body: &Value) -> ItemResult {
     };
     if prompt.contains("invalid") {
         return ItemResult::Invalid;
+    }
+    if prompt.contains("echo-key") {
+        return ItemResult::EchoKey;
     }
     if prompt.contains("expire") && attempt == 1 && !answered {
         return ItemResult::Expired;
@@ -429,6 +435,11 @@ fn openai_file(state: &BatchState, id: &str) -> Response {
                 "response": {"status_code": 500, "request_id": format!("req_{n}"),
                 "body": {"error": {"message": "The server had an error", "type": "server_error"}}}, "error": null})
             }
+            (ItemResult::EchoKey, true) => {
+                json!({"id": format!("batch_req_{n}"), "custom_id": custom_id,
+                "response": {"status_code": 400, "request_id": format!("req_{n}"),
+                "body": {"error": {"message": format!("bad request from Bearer {TEST_KEY}"), "type": "invalid_request_error"}}}, "error": null})
+            }
             (ItemResult::Invalid, true) => {
                 json!({"id": format!("batch_req_{n}"), "custom_id": custom_id,
                 "response": {"status_code": 400, "request_id": format!("req_{n}"),
@@ -484,7 +495,7 @@ fn anthropic_object(state: &BatchState, index: usize) -> Value {
             json!({"processing": batch.items.len(), "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0})
         } else {
             json!({"processing": 0, "succeeded": count(|r| matches!(r, ItemResult::Answer(_))),
-                "errored": count(|r| matches!(r, ItemResult::ServerError | ItemResult::Invalid)),
+                "errored": count(|r| matches!(r, ItemResult::ServerError | ItemResult::Invalid | ItemResult::EchoKey)),
                 "canceled": 0, "expired": count(|r| matches!(r, ItemResult::Expired))})
         },
         "created_at": "2026-12-03T10:00:00Z", "expires_at": "2026-12-04T10:00:00Z",
@@ -518,6 +529,8 @@ fn anthropic_results(state: &BatchState, id: &str) -> Response {
             ItemResult::Expired => json!({"type": "expired"}),
             ItemResult::ServerError => json!({"type": "errored", "error": {"type": "error",
                 "error": {"type": "api_error", "message": "Internal server error"}}}),
+            ItemResult::EchoKey => json!({"type": "errored", "error": {"type": "error",
+                "error": {"type": "invalid_request_error", "message": format!("bad x-api-key {TEST_KEY}")}}}),
             ItemResult::Invalid => json!({"type": "errored", "error": {"type": "error",
                 "error": {"type": "invalid_request_error", "message": "tools.0.name: invalid"}}}),
         };

@@ -6,7 +6,7 @@
 //! another host than the API's is not followed with the key: the documented path on the API's own
 //! host is read instead.
 
-use super::{BatchItem, BatchState, ItemOutcome, ResultsAt, item_error};
+use super::{BatchItem, BatchState, ItemOutcome, ResultsAt, checked_id, item_error};
 use crate::backend::BackendError;
 use crate::backend::hosted::{HostedConfig, body_excerpt, send_json, send_text};
 use serde_json::{Value, json};
@@ -46,16 +46,7 @@ impl AnthropicBatches {
             request = request.header("anthropic-beta", beta);
         }
         let batch = send_json(self.authorised(request), &self.config.api_key_env).await?;
-        batch["id"]
-            .as_str()
-            .filter(|id| !id.is_empty())
-            .map(str::to_string)
-            .ok_or_else(|| {
-                BackendError::Decode(format!(
-                    "the created batch has no id: {}",
-                    body_excerpt(&batch.to_string())
-                ))
-            })
+        checked_id(batch["id"].as_str(), "the created batch", &batch)
     }
 
     pub async fn state(&self, batch_id: &str) -> Result<BatchState, BackendError> {

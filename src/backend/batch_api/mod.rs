@@ -138,6 +138,27 @@ impl BatchApi {
     }
 }
 
+/// An id the provider gave (a batch's, a file's), checked before it goes into a URL path or the
+/// journal: ids are letters, digits, `_` and `-`, and one that is not cannot be trusted to name a
+/// path segment.
+fn checked_id(id: Option<&str>, what: &str, object: &Value) -> Result<String, BackendError> {
+    match id {
+        Some(id)
+            if !id.is_empty()
+                && id.len() <= 200
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
+        {
+            Ok(id.to_string())
+        }
+        _ => Err(BackendError::Decode(format!(
+            "{what} has no usable id: {}",
+            super::hosted::body_excerpt(&object.to_string())
+        ))),
+    }
+}
+
 /// The error type an item's failure names (`server_error`, `invalid_request_error`, …) read as a
 /// class: request errors are the caller's and are recorded; anything else may pass on a retry.
 fn item_error(kind: &str, message: &str) -> BackendError {
@@ -151,5 +172,50 @@ fn item_error(kind: &str, message: &str) -> BackendError {
         BackendError::BadRequest(text)
     } else {
         BackendError::Transient(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ids_that_could_leave_their_path_segment_are_refused() {
+        let object = json!({});
+        for good in [
+            "batch_abc123",
+            "msgbatch_013Zva2CMHLNnXjNJJKqJ2EF",
+            "file-XyZ",
+        ] {
+            assert_eq!(checked_id(Some(good), "b", &object).as_deref(), Ok(good));
+        }
+        for bad in ["", "../files", "a/b", "a?b", "id with space", "x%2F.."] {
+            assert!(
+                matches!(
+                    checked_id(Some(bad), "b", &object),
+                    Err(BackendError::Decode(_))
+                ),
+                "{bad}"
+            );
+        }
+        assert!(checked_id(None, "b", &object).is_err());
+        assert!(checked_id(Some(&"a".repeat(201)), "b", &object).is_err());
+    }
+
+    #[test]
+    fn item_errors_are_refusals_or_worth_retrying() {
+        assert!(matches!(
+            item_error("invalid_request_error", "x"),
+            BackendError::BadRequest(_)
+        ));
+        assert!(matches!(
+            item_error("server_error", "x"),
+            BackendError::Transient(_)
+        ));
+        assert!(matches!(
+            item_error("overloaded_error", "x"),
+            BackendError::Transient(_)
+        ));
     }
 }

@@ -7,7 +7,7 @@
 //! {status_code, body}, error}`. Requests the window closed on are in the error file with the code
 //! `batch_expired`.
 
-use super::{BatchItem, BatchState, ItemOutcome, ResultsAt, item_error};
+use super::{BatchItem, BatchState, ItemOutcome, ResultsAt, checked_id, item_error};
 use crate::backend::BackendError;
 use crate::backend::hosted::{HostedConfig, body_excerpt, error_for_status, send_json, send_text};
 use serde_json::{Value, json};
@@ -69,12 +69,13 @@ impl OpenAiBatches {
         Ok(match status {
             "validating" | "in_progress" | "finalizing" | "cancelling" => BatchState::Running,
             "completed" | "expired" | "cancelled" => {
-                let files = ["output_file_id", "error_file_id"]
-                    .iter()
-                    .filter_map(|field| batch[*field].as_str())
-                    .filter(|id| !id.is_empty())
-                    .map(str::to_string)
-                    .collect();
+                let mut files = Vec::new();
+                for field in ["output_file_id", "error_file_id"] {
+                    match batch[field].as_str() {
+                        None | Some("") => {}
+                        id => files.push(checked_id(id, field, &batch)?),
+                    }
+                }
                 BatchState::Ended(ResultsAt::Files(files))
             }
             "failed" => {
@@ -166,16 +167,7 @@ impl OpenAiBatches {
 }
 
 fn id_of(object: &Value, what: &str) -> Result<String, BackendError> {
-    object["id"]
-        .as_str()
-        .filter(|id| !id.is_empty())
-        .map(str::to_string)
-        .ok_or_else(|| {
-            BackendError::Decode(format!(
-                "{what} has no id: {}",
-                body_excerpt(&object.to_string())
-            ))
-        })
+    checked_id(object["id"].as_str(), what, object)
 }
 
 /// A `multipart/form-data` body (RFC 7578) with the two fields the Files API takes: `purpose` and

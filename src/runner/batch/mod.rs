@@ -13,6 +13,7 @@ mod journal;
 
 pub use journal::{BatchJournal, JOURNAL_FILE, SubmittedBatch};
 
+use super::redact::redact;
 use crate::backend::{BackendError, BatchApi, BatchItem, BatchRequest, BatchState, ItemOutcome};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -56,6 +57,8 @@ pub struct BatchQueue {
     settings: BatchSettings,
     journal: OnceLock<Arc<BatchJournal>>,
     state: Mutex<QueueState>,
+    /// The backend's key: what the provider sends back is logged without it.
+    secrets: Vec<String>,
 }
 
 #[derive(Default)]
@@ -78,14 +81,25 @@ struct QueueState {
 }
 
 impl BatchQueue {
-    pub fn new(backend: String, api: BatchApi, settings: BatchSettings) -> Arc<BatchQueue> {
+    pub fn new(
+        backend: String,
+        api: BatchApi,
+        settings: BatchSettings,
+        secrets: Vec<String>,
+    ) -> Arc<BatchQueue> {
         Arc::new(BatchQueue {
             backend,
             api,
             settings,
             journal: OnceLock::new(),
             state: Mutex::new(QueueState::default()),
+            secrets,
         })
+    }
+
+    /// An error as it may be logged: with the key redacted.
+    fn loggable(&self, error: &BackendError) -> BackendError {
+        redact(error.clone(), &self.secrets)
     }
 
     pub fn settings(&self) -> BatchSettings {
@@ -204,7 +218,7 @@ impl BatchQueue {
             let batch_id = match created {
                 Ok(id) => id,
                 Err(error) => {
-                    tracing::warn!(backend = %self.backend, %error, "a batch could not be created");
+                    tracing::warn!(backend = %self.backend, error = %self.loggable(&error), "a batch could not be created");
                     self.answer_all(&ids, &Err(error));
                     continue;
                 }
@@ -247,7 +261,7 @@ impl BatchQueue {
             let state = match self.call(self.api.state(&batch_id)).await {
                 Ok(state) => state,
                 Err(error @ (BackendError::Transient(_) | BackendError::RateLimited { .. })) => {
-                    tracing::warn!(backend = %self.backend, batch = %batch_id, %error, "polling again later");
+                    tracing::warn!(backend = %self.backend, batch = %batch_id, error = %self.loggable(&error), "polling again later");
                     continue;
                 }
                 Err(BackendError::BadRequest(reason)) => {
@@ -270,7 +284,7 @@ impl BatchQueue {
             match self.call(self.api.results(&batch_id, &at)).await {
                 Ok(outcomes) => return self.deliver(&batch_id, outcomes),
                 Err(error @ (BackendError::Transient(_) | BackendError::RateLimited { .. })) => {
-                    tracing::warn!(backend = %self.backend, batch = %batch_id, %error, "fetching the results again later");
+                    tracing::warn!(backend = %self.backend, batch = %batch_id, error = %self.loggable(&error), "fetching the results again later");
                 }
                 Err(error) => return self.fail_batch(&batch_id, error),
             }
@@ -323,7 +337,7 @@ impl BatchQueue {
 
     /// Fails every request still waiting on `batch_id`.
     fn fail_batch(&self, batch_id: &str, error: BackendError) {
-        tracing::warn!(backend = %self.backend, batch = %batch_id, %error, "batch abandoned");
+        tracing::warn!(backend = %self.backend, batch = %batch_id, error = %self.loggable(&error), "batch abandoned");
         let ids: Vec<String> = {
             let mut state = self.lock();
             state.polling.remove(batch_id);

@@ -252,7 +252,9 @@ pub(super) fn build_lanes(
         if let Some((mode, api)) = batch_api {
             let poll = Duration::from_secs_f64(mode.poll.clamp(0.001, 86_400.0));
             let settings = BatchSettings::new(mode.size as usize, poll, limits.retry.timeout);
-            lane = lane.with_batch(BatchQueue::new(id, api, settings));
+            let secrets = lane.backend.hosted().and_then(|c| c.api_key.clone());
+            let queue = BatchQueue::new(id, api, settings, secrets.into_iter().collect());
+            lane = lane.with_batch(queue);
         }
         lanes.push(Arc::new(lane));
     }
