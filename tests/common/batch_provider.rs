@@ -20,7 +20,7 @@
 //! submitting and collecting.
 
 use super::mock_provider::{
-    Dialect, TEST_KEY, check_anthropic, check_openai, conversation, reply_body,
+    Dialect, TEST_KEY, check_anthropic, check_openai, conversation, reply_body, serve_provider,
 };
 use axum::body::Bytes;
 use axum::extract::State;
@@ -72,25 +72,13 @@ pub struct BatchProvider {
 
 impl BatchProvider {
     pub fn start(dialect: Dialect) -> BatchProvider {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
         let state = Arc::new(BatchState::default());
         let app = axum::Router::new()
             .fallback(handle)
             .with_state((dialect, Arc::clone(&state)));
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let address = listener.local_addr().unwrap();
-        runtime.spawn(async move { axum::serve(listener, app).await });
-        let base_url = match dialect {
-            Dialect::OpenAi => format!("http://{address}/v1"),
-            Dialect::Anthropic => format!("http://{address}"),
-        };
-        *state.base_url.lock().unwrap() = format!("http://{address}");
+        let (base_url, runtime) = serve_provider(dialect, app);
+        let origin = base_url.trim_end_matches("/v1").to_string();
+        *state.base_url.lock().unwrap() = origin;
         BatchProvider {
             base_url,
             dialect,

@@ -65,11 +65,6 @@ pub struct MockProvider {
 
 impl MockProvider {
     pub fn start(dialect: Dialect, reject_key: bool, delay: Duration) -> MockProvider {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
         let state = Arc::new(MockState {
             reject_key,
             delay,
@@ -79,15 +74,7 @@ impl MockProvider {
         let app = axum::Router::new()
             .fallback(handle)
             .with_state(Arc::clone(&state));
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let address = listener.local_addr().unwrap();
-        runtime.spawn(async move { axum::serve(listener, app).await });
-        let base_url = match dialect {
-            Dialect::OpenAi => format!("http://{address}/v1"),
-            Dialect::Anthropic => format!("http://{address}"),
-        };
+        let (base_url, runtime) = serve_provider(dialect, app);
         MockProvider {
             base_url,
             state,
@@ -102,6 +89,27 @@ impl MockProvider {
     pub fn requests(&self) -> usize {
         self.state.requests.load(Ordering::SeqCst)
     }
+}
+
+/// A local provider's server: `app` served on 127.0.0.1 (port 0) by a runtime of its own, and the
+/// base URL a backend is given (with `/v1` for OpenAI, without for Anthropic). Keep the runtime:
+/// dropping it stops the server.
+pub fn serve_provider(dialect: Dialect, app: axum::Router) -> (String, tokio::runtime::Runtime) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let address = listener.local_addr().unwrap();
+    runtime.spawn(async move { axum::serve(listener, app).await });
+    let base_url = match dialect {
+        Dialect::OpenAi => format!("http://{address}/v1"),
+        Dialect::Anthropic => format!("http://{address}"),
+    };
+    (base_url, runtime)
 }
 
 /// Prompt words that get a 429 asking for a wait beyond any run: the word, the header, its value.

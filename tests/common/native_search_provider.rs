@@ -33,11 +33,6 @@ pub struct NativeSearchProvider {
 
 impl NativeSearchProvider {
     pub fn start(dialect: Dialect) -> NativeSearchProvider {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
         let state = Arc::new(NativeState {
             dialect: Some(dialect),
             ..NativeState::default()
@@ -45,15 +40,7 @@ impl NativeSearchProvider {
         let app = axum::Router::new()
             .fallback(handle)
             .with_state(Arc::clone(&state));
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
-        let address = listener.local_addr().unwrap();
-        runtime.spawn(async move { axum::serve(listener, app).await });
-        let base_url = match dialect {
-            Dialect::OpenAi => format!("http://{address}/v1"),
-            Dialect::Anthropic => format!("http://{address}"),
-        };
+        let (base_url, runtime) = super::mock_provider::serve_provider(dialect, app);
         NativeSearchProvider {
             base_url,
             state,
