@@ -291,9 +291,7 @@ impl BackendLane {
             }
         }
     }
-}
 
-impl BackendLane {
     /// A turn through the lane's batch queue. A retryable failure (an expired or cancelled item, a
     /// server error, a batch that could not be created) goes into the next batch round, up to
     /// `--max-retries` times; the round itself is the wait.

@@ -22,7 +22,7 @@ mod sweep_tools;
 mod trial;
 mod trial_serving;
 
-pub use batch::{BatchJournal, BatchQueue, BatchSettings, JOURNAL_FILE, SubmittedBatch};
+pub use batch::{BatchQueue, BatchSettings};
 pub use cache::ResponseCache;
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};

@@ -11,11 +11,10 @@
 
 mod journal;
 
-pub use journal::{BatchJournal, JOURNAL_FILE, SubmittedBatch};
+pub use journal::{BatchJournal, SubmittedBatch};
 
 use super::redact::redact;
 use crate::backend::{BackendError, BatchApi, BatchItem, BatchRequest, BatchState, ItemOutcome};
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -69,11 +68,10 @@ struct QueueState {
     waiters: HashMap<String, Vec<oneshot::Sender<ItemOutcome>>>,
     /// Custom ids submitted and not yet answered, with their batch.
     submitted: HashMap<String, String>,
-    /// Successful results, by custom id (a resumed trial asks again for turns answered before).
-    answered: HashMap<String, Value>,
-    /// Failures that came while nobody waited (a resumed run polls a batch its trials ask about one
-    /// by one), kept for the first to ask: its retry, not the queue, decides whether to submit again.
-    unclaimed: HashMap<String, BackendError>,
+    /// Results that came while nobody waited for them, kept for the first to ask: a resumed run
+    /// polls a batch its trials then ask about one by one. A failure kept so goes to the asker's
+    /// retry, not the queue, to decide whether to submit again.
+    unclaimed: HashMap<String, ItemOutcome>,
     /// Batches being polled.
     polling: HashSet<String>,
     gathering: bool,
@@ -100,10 +98,6 @@ impl BatchQueue {
     /// An error as it may be logged: with the key redacted.
     fn loggable(&self, error: &BackendError) -> BackendError {
         redact(error.clone(), &self.secrets)
-    }
-
-    pub fn settings(&self) -> BatchSettings {
-        self.settings
     }
 
     /// Ties the queue to the run folder's journal and takes over what it lists for this backend:
@@ -134,11 +128,8 @@ impl BatchQueue {
     ) -> ItemOutcome {
         let receiver = {
             let mut state = self.lock();
-            if let Some(body) = state.answered.get(&custom_id) {
-                return Ok(body.clone());
-            }
-            if let Some(error) = state.unclaimed.remove(&custom_id) {
-                return Err(error);
+            if let Some(outcome) = state.unclaimed.remove(&custom_id) {
+                return outcome;
             }
             let (sender, receiver) = oneshot::channel();
             let first = !state.waiters.contains_key(&custom_id);
@@ -317,9 +308,6 @@ impl BatchQueue {
                 continue;
             }
             state.submitted.remove(&id);
-            if let Ok(body) = &outcome {
-                state.answered.insert(id.clone(), body.clone());
-            }
             hand_out(&mut state, &id, &outcome);
         }
         let missing: Vec<String> = state
@@ -361,14 +349,11 @@ impl BatchQueue {
     }
 }
 
-/// Gives `outcome` to everyone waiting for `id`; a failure nobody waits for is kept for the first to
-/// ask (a success is in `answered` already).
+/// Gives `outcome` to everyone waiting for `id`; one nobody waits for is kept for the first to ask.
 fn hand_out(state: &mut QueueState, id: &str, outcome: &ItemOutcome) {
     let waiters = state.waiters.remove(id).unwrap_or_default();
     if waiters.is_empty() {
-        if let Err(error) = outcome {
-            state.unclaimed.insert(id.to_string(), error.clone());
-        }
+        state.unclaimed.insert(id.to_string(), outcome.clone());
         return;
     }
     for waiter in waiters {

@@ -1,7 +1,8 @@
 //! The plan's backend lanes: the config file's profiles, each `--backend` parsed with its settings
 //! (a profile's overlaying the command line's), the limits every lane shares (timeout, retries) and
 //! each one's own (concurrency, rate limits, price), the response cache for hosted backends, the
-//! batch queue of a hosted lane under `--batch`, and each lane's manifest entry. The oracle gets the suites' expectations here, and nothing else does.
+//! batch queue of a hosted lane under `--batch`, and each lane's manifest entry. The oracle gets the
+//! suites' expectations here, and nothing else does.
 
 use super::super::batch::{BatchQueue, BatchSettings};
 use super::super::cache::ResponseCache;
