@@ -16,10 +16,10 @@ use mcpick::cli::{Cli, Command, RunOptions};
 use mcpick::commands::run_settings;
 use mcpick::load::Workspace;
 use mcpick::model::Expectation;
-use mcpick::record::RunFolder;
+use mcpick::record::{RunFolder, StoredTrial, read_trials};
 use mcpick::report::rebuild;
 use mcpick::runner::{RunPlan, execute};
-use mcpick::score::{ObservedCall, Outcome, TrialRecord, score};
+use mcpick::score::{Outcome, score};
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -131,7 +131,7 @@ fn execute_all(
 }
 
 /// The recorded trials of a run folder, each with its task's expectation.
-fn recorded_trials(folder: &Path) -> Vec<(Expectation, TrialRecord)> {
+fn recorded_trials(folder: &Path) -> Vec<(Expectation, StoredTrial)> {
     // Suites load beside the toolsets they name.
     let workspace = Workspace::load(&[manifest_path("toolsets"), manifest_path("tasks")]);
     let expectations: HashMap<(&str, &str), &Expectation> = workspace
@@ -144,21 +144,14 @@ fn recorded_trials(folder: &Path) -> Vec<(Expectation, TrialRecord)> {
                 .map(move |task| ((suite.name.as_str(), task.id.as_str()), &task.expectation))
         })
         .collect();
-    let text = std::fs::read_to_string(folder.join("trials.jsonl")).expect("trials.jsonl");
-    text.lines()
-        .map(|line| {
-            let trial: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
-            let key = (
-                trial["suite"].as_str().unwrap_or_default(),
-                trial["task"].as_str().unwrap_or_default(),
-            );
+    read_trials(folder)
+        .expect("trials.jsonl")
+        .trials
+        .into_iter()
+        .map(|trial| {
+            let key = (trial.suite.as_str(), trial.task.as_str());
             let expectation = (*expectations.get(&key).expect("a task of the suites")).clone();
-            let record = TrialRecord {
-                shown_tools: serde_json::from_value(trial["tools_shown"].clone()).unwrap(),
-                calls: serde_json::from_value::<Vec<ObservedCall>>(trial["calls"].clone()).unwrap(),
-                backend_error: trial["backend_error"].as_str().map(str::to_string),
-            };
-            (expectation, record)
+            (expectation, trial)
         })
         .collect()
 }
@@ -170,11 +163,14 @@ fn scoring(c: &mut Criterion) {
     execute_all(&runtime(), &plan, &mut folder);
     let recorded = recorded_trials(&out);
     // The same verdicts the run recorded, so the benchmark scores real trials the real way.
-    let outcomes: Vec<Outcome> = recorded.iter().map(|(e, r)| score(e, r).outcome).collect();
+    let outcomes: Vec<Outcome> = recorded
+        .iter()
+        .map(|(e, r)| score(e, &r.observed()).outcome)
+        .collect();
     assert!(
         outcomes.contains(&Outcome::Correct) && outcomes.iter().any(|o| *o != Outcome::Correct)
     );
-    let trials: Vec<&(Expectation, TrialRecord)> =
+    let trials: Vec<&(Expectation, StoredTrial)> =
         recorded.iter().cycle().take(SCORED_TRIALS).collect();
     let mut group = c.benchmark_group("scoring");
     group.throughput(Throughput::Elements(SCORED_TRIALS as u64));
@@ -183,7 +179,7 @@ fn scoring(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 for (expectation, record) in &trials {
-                    black_box(score(black_box(expectation), black_box(record)));
+                    black_box(score(black_box(expectation), &black_box(record).observed()));
                 }
             })
         },

@@ -21,7 +21,7 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_sys_2::{
     LLAMA_FLASH_ATTN_TYPE_AUTO, LLAMA_FLASH_ATTN_TYPE_DISABLED, llama_flash_attn_type,
 };
-use mcpick::backend::{AnyBackend, BackendOptions, ChatMessage, LocalSettings, TrialLabel, Turn};
+use mcpick::backend::{AnyBackend, BackendOptions, ChatMessage, LocalOptions, TrialLabel, Turn};
 use mcpick::load::Workspace;
 use mcpick::mcp::ServedTools;
 use mcpick::model::TaskInput;
@@ -208,14 +208,14 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
         .build()
         .unwrap();
     let options = BackendOptions {
-        local: LocalSettings {
+        local: LocalOptions {
             threads: Some(THREADS as u32),
             threads_batch: Some(THREADS_BATCH as u32),
-            ..LocalSettings::default()
+            ..LocalOptions::default()
         },
         ..BackendOptions::default()
     };
-    let backend = AnyBackend::parse(spec, &options).unwrap();
+    let backend = AnyBackend::load(spec, &options).unwrap();
     let AnyBackend::Local(local) = &backend else {
         panic!("{spec} is not a local backend");
     };

@@ -4,7 +4,7 @@
 //! comes from and a concrete fix. Pure: takes a `Toolset`, returns findings, does no I/O.
 
 use crate::model::{Tool, Toolset};
-use crate::retrieval::{is_cjk, similar_pairs, terms};
+use crate::ranking::{is_cjk, similar_pairs, terms};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeSet;

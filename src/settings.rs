@@ -2,7 +2,8 @@
 //! clap struct) or read back from a run's manifest on `--resume`: the suites, the backends and their
 //! settings, the experiment (variants, sizes, seeds, repeats) and the lanes' limits. The library
 //! takes this value and never the command line; it is also what `manifest.json` records under
-//! `options` and what the plan hash covers, so its serialised form must not change.
+//! `options` and what the plan hash covers, so its serialised form must not change. `Price` is here
+//! too: what a lane pays per token, which the settings override and the manifest records.
 
 use crate::backend::BackendOptions;
 use crate::tool_exposure::Exposure;
@@ -100,4 +101,27 @@ pub struct BatchMode {
     pub size: u32,
     /// Seconds before a submitted batch is first polled.
     pub poll: f64,
+}
+
+/// A price in US dollars per million tokens (the runner's list prices, `--price`, a profile's).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+}
+
+impl Price {
+    /// The price through the provider's batch API: half, as OpenAI's Batch API and Anthropic's
+    /// Message Batches both charge.
+    pub fn batch(self) -> Price {
+        Price {
+            input_per_mtok: self.input_per_mtok / 2.0,
+            output_per_mtok: self.output_per_mtok / 2.0,
+        }
+    }
+
+    pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
+        (input_tokens as f64 * self.input_per_mtok + output_tokens as f64 * self.output_per_mtok)
+            / 1_000_000.0
+    }
 }

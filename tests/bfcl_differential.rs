@@ -13,8 +13,9 @@ mod common;
 
 use common::bfcl_mutations::{Case, Reply, gold_calls, mutations, reply, source_text_gold};
 use mcpick::model::{BfclRecord, Expectation, ExpectedCall};
+use mcpick::observation::{CallArguments, Observed, ObservedCall};
+use mcpick::score::Outcome;
 use mcpick::score::bfcl::score_bfcl;
-use mcpick::score::{CallArguments, ObservedCall, Outcome, TrialRecord};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -256,9 +257,9 @@ fn mcpick_valid(record: &Record, replies: &[Reply]) -> bool {
             })
         })
         .collect();
-    let trial = TrialRecord {
-        shown_tools: record.shown.clone(),
-        calls,
+    let trial = Observed {
+        tools_shown: &record.shown,
+        calls: &calls,
         backend_error: None,
     };
     let expectation = if record.bfcl.category.contains("relevance") {

@@ -79,7 +79,7 @@ pub fn frame(rows: &[StoredTrial]) -> PolarsResult<DataFrame> {
         Column::new(
             "shown_tools".into(),
             rows.iter()
-                .map(|r| r.shown_tools as u32)
+                .map(|r| r.shown_count as u32)
                 .collect::<Vec<u32>>(),
         ),
         Column::new(

@@ -12,7 +12,7 @@ use super::batch_api::{AnthropicBatches, BatchApi, BatchRequest};
 use super::hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, send_json};
 use super::provider_names::ToolNameMap;
 use super::{BackendError, ChatMessage, Reply, ToolCallRequest, Turn};
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 use crate::tool_exposure::ObservedSearch;
 use serde_json::{Value, json};
 

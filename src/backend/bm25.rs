@@ -5,8 +5,8 @@
 //! names for other required strings. The floor any language model must beat on selection.
 
 use super::{Reply, ToolCallRequest, Turn, last_user_text, tool_results};
-use crate::retrieval::{Bm25Index, terms};
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
+use crate::ranking::{Bm25Index, listed_tool_document, terms};
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
@@ -35,7 +35,7 @@ impl Bm25Backend {
         let documents: Vec<Vec<String>> = turn
             .tools
             .iter()
-            .map(|t| terms(&tool_document(t)))
+            .map(|t| terms(&listed_tool_document(t)))
             .collect();
         let scores = Bm25Index::new(&documents).scores(&terms(request));
         let best = scores.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1));
@@ -58,31 +58,6 @@ impl Bm25Backend {
             ..Reply::default()
         }
     }
-}
-
-/// The text a tool is retrieved by: its name as words, description, and parameters.
-fn tool_document(tool: &Value) -> String {
-    let mut text = tool["name"]
-        .as_str()
-        .unwrap_or_default()
-        .replace(['_', '-', '.'], " ");
-    for key in ["title", "description"] {
-        if let Some(s) = tool[key].as_str() {
-            text.push(' ');
-            text.push_str(s);
-        }
-    }
-    if let Some(properties) = tool["inputSchema"]["properties"].as_object() {
-        for (name, property) in properties {
-            text.push(' ');
-            text.push_str(&name.replace('_', " "));
-            if let Some(description) = property["description"].as_str() {
-                text.push(' ');
-                text.push_str(description);
-            }
-        }
-    }
-    text
 }
 
 static NUMBER: LazyLock<Regex> = LazyLock::new(|| {

@@ -9,8 +9,8 @@
 use super::bm25::fill_arguments;
 use super::{BackendError, Reply, ToolCallRequest, Turn, last_user_text, tool_results};
 use crate::model::Tool;
-use crate::score::CallArguments;
-use crate::tool_ranking::ToolRanker;
+use crate::observation::CallArguments;
+use crate::ranking::ToolRanker;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};

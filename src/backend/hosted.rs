@@ -4,7 +4,7 @@
 //! Keys are read from the environment when a backend is built and never written anywhere.
 
 use super::BackendError;
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 use serde::Serialize;
 use std::time::{Duration, SystemTime};
 

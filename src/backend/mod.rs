@@ -19,19 +19,19 @@ mod random;
 mod replay;
 
 pub use anthropic::AnthropicBackend;
-pub use batch_api::{BatchApi, BatchItem, BatchRequest, BatchState, ItemOutcome, ResultsAt};
+pub use batch_api::{BatchApi, BatchItem, BatchItemResult, BatchRequest, BatchState, ResultsAt};
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
-pub use local::{LocalBackend, LocalMode, LocalOptions, Work, llama_backend};
+pub use local::{LocalBackend, LocalMode, LocalSettings, Work, llama_backend};
 pub use openai::OpenAiBackend;
-pub use options::{BackendOptions, LocalSettings};
+pub use options::{BackendOptions, LocalOptions};
 pub use oracle::{OracleAnswers, OracleBackend};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
 pub use replay::ReplayBackend;
 
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -153,8 +153,10 @@ pub enum AnyBackend {
 }
 
 impl AnyBackend {
-    /// Parses `kind[:option]` as given on the command line.
-    pub fn parse(spec: &str, options: &BackendOptions) -> Result<AnyBackend, SpecError> {
+    /// The backend `kind[:option]` names, as given on the command line, made ready to answer: a
+    /// hosted one with its key read, an embedded one with its model loaded — fetched first, for a
+    /// catalogue model not yet on disk.
+    pub fn load(spec: &str, options: &BackendOptions) -> Result<AnyBackend, SpecError> {
         let (kind, option) = spec
             .split_once(':')
             .map_or((spec, None), |(k, o)| (k, Some(o)));
@@ -211,7 +213,7 @@ impl AnyBackend {
                     .or_else(|| options.local.model.clone());
                 let (path, model_name) = resolve_local_model(model.as_deref()).map_err(invalid)?;
                 let local = &options.local;
-                let resolved = LocalOptions {
+                let resolved = LocalSettings {
                     model: path,
                     model_name,
                     threads: local.threads.unwrap_or(1),
@@ -409,7 +411,7 @@ fn resolve_local_model(
 
 /// The local model's SHA-256: the catalogue's pin for a catalogue model (verified when fetched),
 /// else the file's.
-fn local_model_sha256(options: &LocalOptions) -> Option<String> {
+fn local_model_sha256(options: &LocalSettings) -> Option<String> {
     let pinned = options.model_name.as_deref().and_then(|name| {
         let model = crate::catalogue::catalogue().get(name)?;
         Some(model.files.first()?.sha256.clone())
@@ -425,14 +427,10 @@ fn tool_results(messages: &[ChatMessage]) -> usize {
         .count()
 }
 
-/// The text of the last user message.
+/// The request the conversation makes (`ranking::request_text`: its last user message).
 fn last_user_text(messages: &[ChatMessage]) -> &str {
-    messages
-        .iter()
-        .rev()
-        .find_map(|m| match m {
-            ChatMessage::User { content } => Some(content.as_str()),
-            _ => None,
-        })
-        .unwrap_or("")
+    crate::ranking::request_text(messages.iter().filter_map(|m| match m {
+        ChatMessage::User { content } => Some(content.as_str()),
+        _ => None,
+    }))
 }

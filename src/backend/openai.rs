@@ -348,7 +348,7 @@ fn message_text(content: &Value) -> Result<Option<String>, BackendError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::CallArguments;
+    use crate::observation::CallArguments;
 
     #[test]
     fn replies_map_provider_names_back_and_keep_bad_arguments() {

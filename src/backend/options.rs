@@ -1,6 +1,6 @@
 //! The settings a backend is built with, one type wherever they come from — the command line, a
 //! profile in `mcpick.toml`, or a run's manifest on `--resume`: where a hosted API lives, which
-//! variable holds its key, how long a reply may be, and (`LocalSettings`) how the embedded model runs.
+//! variable holds its key, how long a reply may be, and (`LocalOptions`) how the embedded model runs.
 //! A profile's settings overlay the command line's field by field (`or`).
 
 use serde::{Deserialize, Serialize};
@@ -16,12 +16,12 @@ pub struct BackendOptions {
     pub max_tokens: Option<u32>,
     /// How the embedded model runs (flattened: the manifest spells these at the top level).
     #[serde(flatten)]
-    pub local: LocalSettings,
+    pub local: LocalOptions,
 }
 
-/// The `local` backend's settings as given; `LocalOptions` is what they resolve to.
+/// The `local` backend's settings as given; `LocalSettings` is what they resolve to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LocalSettings {
+pub struct LocalOptions {
     /// A catalogue name or a GGUF path [default: the catalogue's default model].
     pub model: Option<String>,
     pub threads: Option<u32>,
@@ -38,7 +38,7 @@ impl BackendOptions {
             base_url: self.base_url.or(fallback.base_url),
             api_key_env: self.api_key_env.or(fallback.api_key_env),
             max_tokens: self.max_tokens.or(fallback.max_tokens),
-            local: LocalSettings {
+            local: LocalOptions {
                 model: self.local.model.or(fallback.local.model),
                 threads: self.local.threads.or(fallback.local.threads),
                 threads_batch: self.local.threads_batch.or(fallback.local.threads_batch),
@@ -59,9 +59,9 @@ mod tests {
         let command_line = BackendOptions {
             base_url: Some("http://a".into()),
             max_tokens: Some(64),
-            local: LocalSettings {
+            local: LocalOptions {
                 threads: Some(2),
-                ..LocalSettings::default()
+                ..LocalOptions::default()
             },
             ..BackendOptions::default()
         };
@@ -80,9 +80,9 @@ mod tests {
     #[test]
     fn serialised_flat_as_the_manifest_spells_them() {
         let options = BackendOptions {
-            local: LocalSettings {
+            local: LocalOptions {
                 model: Some("m".into()),
-                ..LocalSettings::default()
+                ..LocalOptions::default()
             },
             ..BackendOptions::default()
         };

@@ -11,7 +11,7 @@
 use super::{ChatMessage, Reply, ToolCallRequest, TrialLabel, Turn};
 use crate::gold_arguments::gold_arguments;
 use crate::model::{Expectation, ExpectedCall, Task};
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 use crate::tool_exposure::SEARCH_TOOL_NAME;
 use serde_json::Value;
 use std::collections::HashMap;

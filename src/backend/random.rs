@@ -3,7 +3,7 @@
 
 use super::{Reply, ToolCallRequest, Turn, tool_results};
 use crate::hashing::splitmix64;
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 
 #[derive(Debug, Clone)]
 pub struct RandomBackend {

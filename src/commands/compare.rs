@@ -3,7 +3,7 @@
 //! 0 when NEW holds up, 1 when it is significantly worse or below `--min-selection`, 2 when the runs
 //! cannot be compared.
 
-use super::Outcome;
+use super::ExitStatus;
 use crate::analysis::run_comparison::{GateFailure, GateSettings, compare_runs};
 use crate::record::read_trials;
 use std::io::Write;
@@ -14,21 +14,21 @@ pub fn run_compare(
     new: &Path,
     settings: GateSettings,
     out: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<ExitStatus> {
     if !(settings.alpha > 0.0 && settings.alpha < 1.0) {
         writeln!(
             out,
             "mcpick compare: --alpha {} is not a significance level (between 0 and 1, e.g. 0.05)",
             settings.alpha
         )?;
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
     if let Some(minimum) = settings.min_selection.filter(|m| !(0.0..=1.0).contains(m)) {
         writeln!(
             out,
             "mcpick compare: --min-selection {minimum} is not a fraction (0 to 1: 0.8 means 80%)"
         )?;
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
     let read = |folder: &Path| {
         read_trials(folder)
@@ -38,14 +38,14 @@ pub fn run_compare(
         (Ok(base), Ok(new)) => (base.trials, new.trials),
         (Err(e), _) | (_, Err(e)) => {
             writeln!(out, "mcpick compare: {e}")?;
-            return Ok(Outcome::InvalidInput);
+            return Ok(ExitStatus::InvalidInput);
         }
     };
     let comparison = match compare_runs(&base_trials, &new_trials, settings) {
         Ok(comparison) => comparison,
         Err(e) => {
             writeln!(out, "mcpick compare: refused: {e}")?;
-            return Ok(Outcome::InvalidInput);
+            return Ok(ExitStatus::InvalidInput);
         }
     };
     if comparison.backends.is_empty() {
@@ -53,7 +53,7 @@ pub fn run_compare(
             out,
             "mcpick compare: the runs share no backend, so nothing pairs"
         )?;
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
     writeln!(
         out,
@@ -113,8 +113,8 @@ pub fn run_compare(
         )?;
     }
     Ok(if comparison.passed() {
-        Outcome::Success
+        ExitStatus::Success
     } else {
-        Outcome::Findings
+        ExitStatus::Findings
     })
 }

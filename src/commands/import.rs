@@ -4,7 +4,7 @@
 //! toolset must answer with content matching it), or, when no instance can be built, an explicit
 //! error response that says to edit the file.
 
-use super::Outcome;
+use super::ExitStatus;
 use crate::cli::{EraChoice, ImportOptions};
 use crate::load::Workspace;
 use crate::mcp::client::{McpClient, Negotiation};
@@ -12,7 +12,7 @@ use crate::registry::{compile_schema, example_instance};
 use serde_json::{Value, json};
 use std::io::Write;
 
-pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -45,7 +45,7 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
         Ok(snapshot) => snapshot,
         Err(message) => {
             writeln!(out, "mcpick import: {message}")?;
-            return Ok(Outcome::InvalidInput);
+            return Ok(ExitStatus::InvalidInput);
         }
     };
 
@@ -105,9 +105,9 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
         writeln!(out, "{d}")?;
     }
     Ok(if workspace.has_errors() {
-        Outcome::InvalidInput
+        ExitStatus::InvalidInput
     } else {
-        Outcome::Success
+        ExitStatus::Success
     })
 }
 

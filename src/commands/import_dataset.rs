@@ -3,7 +3,7 @@
 //! say what was skipped. A file that cannot be read at all is exit 2; skipped records are not an
 //! error (they are listed), but an import that translated nothing is.
 
-use super::Outcome;
+use super::ExitStatus;
 use crate::cli::{ImportBfclOptions, ImportMetatoolOptions};
 use crate::import::bfcl::import_bfcl;
 use crate::import::metatool::import_metatool;
@@ -14,7 +14,7 @@ use std::path::Path;
 pub fn run_import_bfcl(
     options: ImportBfclOptions,
     out: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<ExitStatus> {
     let questions = match read(&options.questions) {
         Ok(text) => text,
         Err(message) => return fail("import-bfcl", &message, out),
@@ -38,7 +38,7 @@ pub fn run_import_bfcl(
 pub fn run_import_metatool(
     options: ImportMetatoolOptions,
     out: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<ExitStatus> {
     let texts = read(&options.queries).and_then(|q| Ok((q, read(&options.descriptions)?)));
     let (queries, descriptions) = match texts {
         Ok(texts) => texts,
@@ -81,9 +81,9 @@ fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-fn fail(command: &str, message: &str, out: &mut dyn Write) -> std::io::Result<Outcome> {
+fn fail(command: &str, message: &str, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     writeln!(out, "mcpick {command}: {message}")?;
-    Ok(Outcome::InvalidInput)
+    Ok(ExitStatus::InvalidInput)
 }
 
 fn finish(
@@ -92,7 +92,7 @@ fn finish(
     dir: &Path,
     source: &str,
     out: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<ExitStatus> {
     if imported.tasks.is_empty() {
         writeln!(
             out,
@@ -100,7 +100,7 @@ fn finish(
             imported.summary()
         )?;
         print_skipped(imported, 5, out)?;
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
     let written = imported.write(dir, source)?;
     writeln!(out, "{}: {}", dir.display(), imported.summary())?;
@@ -122,5 +122,5 @@ fn finish(
         "next: mcpick validate {0} && mcpick run {0} --backend oracle",
         dir.display()
     )?;
-    Ok(Outcome::Success)
+    Ok(ExitStatus::Success)
 }

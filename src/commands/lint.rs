@@ -1,6 +1,6 @@
 //! `mcpick lint`: resolve the toolset (and variant), lint it, print findings grouped by tool.
 
-use super::Outcome;
+use super::ExitStatus;
 use super::target::ToolsetTarget;
 use crate::cli::OutputFormat;
 use crate::lint::{LintSeverity, lint};
@@ -12,7 +12,7 @@ pub fn run_lint(
     format: OutputFormat,
     fail_on: Option<LintSeverity>,
     out: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<ExitStatus> {
     let wanted = ToolsetTarget {
         toolset: toolset.to_string(),
         variant: variant.map(str::to_string),
@@ -23,7 +23,7 @@ pub fn run_lint(
             for d in errors {
                 writeln!(out, "{d}")?;
             }
-            return Ok(Outcome::InvalidInput);
+            return Ok(ExitStatus::InvalidInput);
         }
     };
     let target = &loaded;
@@ -71,8 +71,8 @@ pub fn run_lint(
     }
     let failing = fail_on.is_some_and(|threshold| findings.iter().any(|f| f.severity >= threshold));
     Ok(if failing {
-        Outcome::Findings
+        ExitStatus::Findings
     } else {
-        Outcome::Success
+        ExitStatus::Success
     })
 }

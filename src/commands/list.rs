@@ -1,11 +1,11 @@
 //! `mcpick list`: the toolsets, variants and suites found, with their sizes and files.
 
-use super::Outcome;
+use super::ExitStatus;
 use crate::load::Workspace;
 use std::io::Write;
 use std::path::PathBuf;
 
-pub fn run_list(paths: &[PathBuf], out: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn run_list(paths: &[PathBuf], out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let workspace = Workspace::load(paths);
     writeln!(out, "toolsets:")?;
     for t in &workspace.toolsets {
@@ -48,7 +48,7 @@ pub fn run_list(paths: &[PathBuf], out: &mut dyn Write) -> std::io::Result<Outco
         for f in failed {
             writeln!(out, "  {}", f.path.display())?;
         }
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
-    Ok(Outcome::Success)
+    Ok(ExitStatus::Success)
 }

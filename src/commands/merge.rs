@@ -2,7 +2,7 @@
 //! checks the plans and unions the trials (`record::merge_runs`); this writes the merged
 //! `manifest.json` and `trials.jsonl`, rebuilds every output from them, and says what is missing.
 
-use super::Outcome;
+use super::ExitStatus;
 use crate::record::{RunFolder, merge_runs};
 use crate::report::rebuild;
 use std::io::Write;
@@ -12,20 +12,20 @@ pub fn run_merge(
     folders: &[PathBuf],
     output: &Path,
     out: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<ExitStatus> {
     if folders.iter().any(|f| same_folder(f, output)) {
         writeln!(
             out,
             "mcpick merge: the output {} is one of the folders merged; name a new one",
             output.display()
         )?;
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
     let merged = match merge_runs(folders) {
         Ok(merged) => merged,
         Err(e) => {
             writeln!(out, "mcpick merge: refused: {e}")?;
-            return Ok(Outcome::InvalidInput);
+            return Ok(ExitStatus::InvalidInput);
         }
     };
     if output.join("trials.jsonl").exists() {
@@ -34,7 +34,7 @@ pub fn run_merge(
             "mcpick merge: {} already holds a run; merge into a new folder",
             output.display()
         )?;
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
     let mut folder = RunFolder::create(output)?;
     folder.write(
@@ -75,9 +75,9 @@ pub fn run_merge(
             "finish the merged run with: mcpick run --resume {}",
             output.display()
         )?;
-        return Ok(Outcome::Incomplete);
+        return Ok(ExitStatus::Incomplete);
     }
-    Ok(Outcome::Success)
+    Ok(ExitStatus::Success)
 }
 
 fn same_folder(a: &Path, b: &Path) -> bool {

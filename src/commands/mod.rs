@@ -31,7 +31,7 @@ pub use validate::run_validate;
 
 /// How a command ended, mapped to the process exit code by `main`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ExitStatus {
     /// Exit 0.
     Success,
     /// Exit 1: the command ran, and its findings fail the requested threshold.
@@ -45,20 +45,20 @@ pub enum Outcome {
     Interrupted,
 }
 
-impl Outcome {
+impl ExitStatus {
     pub fn exit_code(self) -> u8 {
         match self {
-            Outcome::Success => 0,
-            Outcome::Findings => 1,
-            Outcome::InvalidInput => 2,
-            Outcome::Incomplete => 3,
-            Outcome::Interrupted => 130,
+            ExitStatus::Success => 0,
+            ExitStatus::Findings => 1,
+            ExitStatus::InvalidInput => 2,
+            ExitStatus::Incomplete => 3,
+            ExitStatus::Interrupted => 130,
         }
     }
 }
 
 /// Runs one parsed command.
-pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     match command {
         Command::Validate { paths, format } => run_validate(&default_paths(paths), format, out),
         Command::Lint {
@@ -79,14 +79,14 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
                 out,
                 "mcpick ab: name at least two arms, e.g. --variant travel-terse --variant travel-rich (or --variant base)"
             )?;
-            Ok(Outcome::InvalidInput)
+            Ok(ExitStatus::InvalidInput)
         }
         Command::Sweep(options) if options.resume.is_none() && options.sizes.is_empty() => {
             writeln!(
                 out,
                 "mcpick sweep: give the sizes, e.g. --sizes 5,15,30,50,100"
             )?;
-            Ok(Outcome::InvalidInput)
+            Ok(ExitStatus::InvalidInput)
         }
         Command::Ab(options) | Command::Sweep(options) => run_run(*options, out),
         Command::Report { run_dir } => run_report(&run_dir, out),
@@ -122,14 +122,14 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<Outcome> {
                         power * 100.0,
                         discordant * 100.0
                     )?;
-                    Ok(Outcome::Success)
+                    Ok(ExitStatus::Success)
                 }
                 None => {
                     writeln!(
                         out,
                         "mcpick power: no sample size for these values: the difference must be non-zero and at most the discordant share (both fractions in 0..1), alpha and power in 0..1"
                     )?;
-                    Ok(Outcome::InvalidInput)
+                    Ok(ExitStatus::InvalidInput)
                 }
             }
         }

@@ -1,14 +1,14 @@
 //! `mcpick models`: the catalogue with each model's size, licence, files and whether they are present
 //! (verified by SHA-256); `--fetch NAME` brings models into the model directory.
 
-use super::Outcome;
+use super::ExitStatus;
 use crate::catalogue::{
     DEFAULT_LOCAL_MODEL, EMBEDDING_MODEL, ModelKind, ModelStore, Presence, Progress, catalogue,
     fetch,
 };
 use std::io::Write;
 
-pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let catalogue = catalogue();
     let store = ModelStore::from_env();
     let wanted: Vec<&str> = if to_fetch.iter().any(|n| n == "all") {
@@ -28,7 +28,7 @@ pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<O
             unknown.join(", "),
             catalogue.names().join(", ")
         )?;
-        return Ok(Outcome::InvalidInput);
+        return Ok(ExitStatus::InvalidInput);
     }
     let mut failed = false;
     for name in &wanted {
@@ -90,8 +90,8 @@ pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<O
         )?;
     }
     Ok(if failed {
-        Outcome::Incomplete
+        ExitStatus::Incomplete
     } else {
-        Outcome::Success
+        ExitStatus::Success
     })
 }

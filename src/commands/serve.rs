@@ -2,7 +2,7 @@
 //! an invalid edit keeps the tools being served and says why on stderr; a valid one swaps them and
 //! every session gets one `notifications/tools/list_changed`.
 
-use super::Outcome;
+use super::ExitStatus;
 use super::target::ToolsetTarget;
 use crate::cli::ServeOptions;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
@@ -17,7 +17,7 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(250);
 /// How long a change must be quiet before it is loaded (editors write in several steps).
 const SETTLE: Duration = Duration::from_millis(100);
 
-pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<Outcome> {
+pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let target = ToolsetTarget {
         toolset: options.toolset.clone(),
         variant: options.variant.clone(),
@@ -28,14 +28,14 @@ pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<
             for d in errors {
                 writeln!(out, "{d}")?;
             }
-            return Ok(Outcome::InvalidInput);
+            return Ok(ExitStatus::InvalidInput);
         }
     };
     let served = match served_tools(&toolset, options.conformance_fixtures) {
         Ok(served) => served,
         Err(message) => {
             writeln!(out, "{message}")?;
-            return Ok(Outcome::InvalidInput);
+            return Ok(ExitStatus::InvalidInput);
         }
     };
     let config = ServerConfig {
@@ -72,7 +72,7 @@ pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<
             }
         }
     })?;
-    Ok(Outcome::Success)
+    Ok(ExitStatus::Success)
 }
 
 fn served_tools(toolset: &Toolset, fixtures: bool) -> Result<ServedTools, String> {

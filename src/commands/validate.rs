@@ -1,6 +1,6 @@
 //! `mcpick validate`: one line per file, the diagnostics, and the totals.
 
-use super::Outcome;
+use super::ExitStatus;
 use crate::cli::OutputFormat;
 use crate::load::Workspace;
 use std::io::Write;
@@ -10,7 +10,7 @@ pub fn run_validate(
     paths: &[PathBuf],
     format: OutputFormat,
     out: &mut dyn Write,
-) -> std::io::Result<Outcome> {
+) -> std::io::Result<ExitStatus> {
     let workspace = Workspace::load(paths);
     let counts = workspace.counts();
     match format {
@@ -84,9 +84,9 @@ pub fn run_validate(
         }
     }
     Ok(if workspace.has_errors() {
-        Outcome::InvalidInput
+        ExitStatus::InvalidInput
     } else {
-        Outcome::Success
+        ExitStatus::Success
     })
 }
 

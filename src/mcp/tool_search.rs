@@ -8,7 +8,7 @@
 
 use super::ServedTools;
 use crate::model::{Behavior, Tool};
-use crate::tool_ranking::{ToolRanker, top_k};
+use crate::ranking::{ToolRanker, top_k};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
 

@@ -97,6 +97,20 @@ pub enum TaskInput {
     Messages(Vec<Message>),
 }
 
+impl TaskInput {
+    /// The user messages, in order (a prompt is one).
+    pub fn user_messages(&self) -> Vec<&str> {
+        match self {
+            TaskInput::Prompt(prompt) => vec![prompt.as_str()],
+            TaskInput::Messages(messages) => messages
+                .iter()
+                .filter(|m| m.role == Role::User)
+                .map(|m| m.content.as_str())
+                .collect(),
+        }
+    }
+}
+
 /// One chat turn.
 #[derive(Debug, Clone)]
 pub struct Message {

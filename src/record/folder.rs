@@ -3,6 +3,7 @@
 //! back whole into `StoredTrial`s, and every other file of the folder replaced whole
 //! (`file_replace`), so a kill leaves the old version or the new one, never an empty file.
 
+use super::manifest::{MANIFEST_FILE, Manifest};
 use super::trial::StoredTrial;
 use crate::file_replace::replace;
 use std::fs::File;
@@ -38,6 +39,11 @@ impl RunFolder {
         serde_json::to_writer(&mut self.trials, trial)?;
         self.trials.write_all(b"\n")?;
         self.trials.flush()
+    }
+
+    /// Writes (or rewrites) the folder's manifest whole.
+    pub fn write_manifest(&self, manifest: &Manifest) -> std::io::Result<()> {
+        self.write(MANIFEST_FILE, &manifest.to_json())
     }
 
     /// Writes (or rewrites) a file of the folder whole: a kill leaves the old or the new one.

@@ -5,17 +5,17 @@
 //! trial counts each shard's manifest planned. Writing the merged folder is the command's.
 
 use super::folder::read_trials;
-use super::manifest::StoredManifest;
+use super::manifest::{Manifest, MergedFolder, ShardIndex};
 use super::shard::Shard;
 use super::trial::{StoredTrial, TrialKey};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// One folder given to the merge, as read.
 pub struct MergeInput {
     pub folder: PathBuf,
-    pub manifest: StoredManifest,
+    pub manifest: Manifest,
     pub shard: Option<Shard>,
     pub trials: Vec<StoredTrial>,
     pub unreadable: usize,
@@ -25,7 +25,7 @@ pub struct MergeInput {
 #[derive(Debug)]
 pub struct MergedRun {
     /// The first folder's manifest without its shard, with `merged_from` listing the folders.
-    pub manifest: Value,
+    pub manifest: Manifest,
     /// Every key once, in the order the folders were given.
     pub trials: Vec<StoredTrial>,
     /// Trials found twice with the same result (one kept).
@@ -48,14 +48,14 @@ pub fn merge_runs(folders: &[PathBuf]) -> Result<MergedRun, String> {
         return Err("no run folders to merge".into());
     };
     for input in &inputs[1..] {
-        let differences = plan_differences(&first.manifest.document, &input.manifest.document);
+        let differences = first.manifest.plan_differences(&input.manifest);
         if !differences.is_empty() {
             return Err(format!(
                 "{} ran another plan ({}) than {} ({}): {}",
                 input.folder.display(),
-                input.manifest.document["plan_hash"],
+                input.manifest.plan_hash,
                 first.folder.display(),
-                first.manifest.document["plan_hash"],
+                first.manifest.plan_hash,
                 differences.join("; ")
             ));
         }
@@ -67,7 +67,7 @@ pub fn merge_runs(folders: &[PathBuf]) -> Result<MergedRun, String> {
         duplicates: 0,
         conflicts: Vec::new(),
         missing: missing_shards(&inputs),
-        planned: first.manifest.document["trials"].as_u64().unwrap_or(0) as usize,
+        planned: first.manifest.trials,
     };
     for input in &inputs {
         for trial in &input.trials {
@@ -99,77 +99,16 @@ pub fn merge_runs(folders: &[PathBuf]) -> Result<MergedRun, String> {
 }
 
 fn read_input(folder: &Path) -> Result<MergeInput, String> {
-    let manifest = StoredManifest::read(folder)?;
-    if manifest.document["plan_hash"].as_str().is_none() {
-        return Err(format!(
-            "{}: no plan hash, so it is not a run's manifest",
-            manifest.path.display()
-        ));
-    }
+    let (manifest, _) = Manifest::read(folder).map_err(|e| e.to_string())?;
     let stored = read_trials(folder)
         .map_err(|e| format!("cannot read {}: {e}", folder.join("trials.jsonl").display()))?;
     Ok(MergeInput {
         folder: folder.to_path_buf(),
-        shard: Shard::of_manifest(&manifest.document),
+        shard: Shard::of_manifest(&manifest),
         manifest,
         trials: stored.trials,
         unreadable: stored.unreadable,
     })
-}
-
-/// What makes two manifests' plans differ: the version that planned them, each setting, and each
-/// input file's contents. Empty when the plan hashes agree.
-pub fn plan_differences(a: &Value, b: &Value) -> Vec<String> {
-    if a["plan_hash"] == b["plan_hash"] {
-        return Vec::new();
-    }
-    let mut differences = Vec::new();
-    if a["mcpick_version"] != b["mcpick_version"] {
-        differences.push(format!(
-            "mcpick {} against {}",
-            a["mcpick_version"], b["mcpick_version"]
-        ));
-    }
-    let empty = serde_json::Map::new();
-    let (options_a, options_b) = (
-        a["options"].as_object().unwrap_or(&empty),
-        b["options"].as_object().unwrap_or(&empty),
-    );
-    let names: BTreeSet<&String> = options_a.keys().chain(options_b.keys()).collect();
-    for name in names {
-        let (x, y) = (
-            options_a.get(name).unwrap_or(&Value::Null),
-            options_b.get(name).unwrap_or(&Value::Null),
-        );
-        if x != y {
-            differences.push(format!("setting `{name}` is {y} there, {x} here"));
-        }
-    }
-    let (files_a, files_b) = (
-        a["files"].as_object().unwrap_or(&empty),
-        b["files"].as_object().unwrap_or(&empty),
-    );
-    let paths: BTreeSet<&String> = files_a.keys().chain(files_b.keys()).collect();
-    for path in paths {
-        match (files_a.get(path), files_b.get(path)) {
-            (Some(x), Some(y)) if x != y => differences.push(format!(
-                "{path} differs (SHA-256 {} there, {} here)",
-                short_hash(y),
-                short_hash(x)
-            )),
-            (Some(_), None) => differences.push(format!("{path} was read only here")),
-            (None, Some(_)) => differences.push(format!("{path} was read only there")),
-            _ => {}
-        }
-    }
-    if differences.is_empty() {
-        differences.push("the plan hashes differ".into());
-    }
-    differences
-}
-
-fn short_hash(value: &Value) -> String {
-    value.as_str().unwrap_or("?").chars().take(12).collect()
 }
 
 /// Equal but for how long the trial took.
@@ -214,9 +153,7 @@ fn missing_shards(inputs: &[MergeInput]) -> Vec<String> {
         }
         let Some(shard) = input.shard else { continue };
         given.entry(shard.count).or_default().insert(shard.index);
-        let planned = input.manifest.document["shard"]["trials"]
-            .as_u64()
-            .unwrap_or(0) as usize;
+        let planned = input.manifest.shard.map_or(0, |s| s.trials);
         let held: BTreeSet<TrialKey> = input.trials.iter().map(StoredTrial::key).collect();
         if held.len() < planned {
             missing.push(format!(
@@ -241,29 +178,30 @@ fn missing_shards(inputs: &[MergeInput]) -> Vec<String> {
     missing
 }
 
-fn merged_manifest(inputs: &[MergeInput]) -> Value {
-    let mut manifest = inputs[0].manifest.document.clone();
-    if let Some(object) = manifest.as_object_mut() {
-        object.remove("shard");
-    }
+fn merged_manifest(inputs: &[MergeInput]) -> Manifest {
+    let mut manifest = inputs[0].manifest.clone();
+    manifest.shard = None;
     // The earliest start stands for the run (the stamps are UTC and sort as text).
     if let Some(started) = inputs
         .iter()
-        .filter_map(|i| i.manifest.document["started"].as_str())
+        .filter_map(|i| i.manifest.started.as_deref())
         .min()
     {
-        manifest["started"] = json!(started);
+        manifest.started = Some(started.to_string());
     }
-    manifest["merged_from"] = inputs
-        .iter()
-        .map(|input| {
-            json!({
-                "folder": input.folder.display().to_string(),
-                "shard": input.shard.map(|s| json!({"index": s.index, "count": s.count})),
-                "trials": input.trials.len(),
+    manifest.merged_from = Some(
+        inputs
+            .iter()
+            .map(|input| MergedFolder {
+                folder: input.folder.display().to_string(),
+                shard: input.shard.map(|s| ShardIndex {
+                    index: s.index,
+                    count: s.count,
+                }),
+                trials: input.trials.len(),
             })
-        })
-        .collect();
+            .collect(),
+    );
     manifest
 }
 
@@ -272,31 +210,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plans_that_differ_are_named_by_setting_and_file() {
-        let a = json!({"plan_hash": "aaaa", "mcpick_version": "0.1.0",
-            "options": {"sizes": [5, 25], "seeds": 1},
-            "files": {"tasks/travel.toml": "1111111111111111", "toolsets/travel.json": "22"}});
-        let b = json!({"plan_hash": "bbbb", "mcpick_version": "0.1.0",
-            "options": {"sizes": [5, 50], "seeds": 1},
-            "files": {"tasks/travel.toml": "3333333333333333"}});
-        let differences = plan_differences(&a, &b);
-        assert_eq!(
-            differences,
-            vec![
-                "setting `sizes` is [5,50] there, [5,25] here".to_string(),
-                "tasks/travel.toml differs (SHA-256 333333333333 there, 111111111111 here)"
-                    .to_string(),
-                "toolsets/travel.json was read only here".to_string(),
-            ]
-        );
-        assert!(plan_differences(&a, &a).is_empty());
-    }
-
-    #[test]
     fn shards_not_given_are_named() {
         let input = |index: u32| MergeInput {
             folder: PathBuf::from(format!("runs/shard-{index}-of-4")),
-            manifest: StoredManifest::default(),
+            manifest: serde_json::from_str(include_str!(
+                "../../tests/data/manifests/typeless.json"
+            ))
+            .unwrap(),
             shard: Some(Shard::new(index, 4).unwrap()),
             trials: Vec::new(),
             unreadable: 0,

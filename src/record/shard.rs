@@ -5,8 +5,8 @@
 //! out of the settings and the plan hash, and the manifest records it apart (`shard`), which is
 //! what `mcpick merge` and `--resume` read back.
 
+use super::manifest::{Manifest, ShardRecord};
 use super::trial::TrialKey;
-use serde_json::Value;
 
 /// One of `count` shards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,11 +53,18 @@ impl Shard {
     }
 
     /// The shard a manifest records (`None` for a run that was not split, or a merged one).
-    pub fn of_manifest(manifest: &Value) -> Option<Shard> {
-        let shard = &manifest["shard"];
-        let index = u32::try_from(shard["index"].as_u64()?).ok()?;
-        let count = u32::try_from(shard["count"].as_u64()?).ok()?;
-        Shard::new(index, count).ok()
+    pub fn of_manifest(manifest: &Manifest) -> Option<Shard> {
+        let shard = manifest.shard?;
+        Shard::new(shard.index, shard.count).ok()
+    }
+
+    /// How the manifest of this shard's folder records it: with the trials it owns.
+    pub fn record(&self, trials: usize) -> ShardRecord {
+        ShardRecord {
+            index: self.index,
+            count: self.count,
+            trials,
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 
 use crate::backend::ChatMessage;
 use crate::model::ScoringProfile;
-use crate::score::{ObservedCall, Outcome, Verdict};
+use crate::observation::{Observed, ObservedCall};
+use crate::score::{Outcome, Verdict};
 use crate::tool_exposure::{Exposure, ObservedSearch, Retrieval};
 use serde::{Deserialize, Serialize};
 
@@ -25,8 +26,10 @@ pub struct TrialKey {
     pub repeat: u32,
 }
 
-/// One line of `trials.jsonl`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One line of `trials.jsonl`, and the one shape a trial's result has: the plan makes it with what
+/// it says of the trial (`RunPlan::new_trial`), the runner fills in what happened and the verdict,
+/// and every reader takes it back as it was written. The field order is the line's key order.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct StoredTrial {
     pub suite: String,
     pub toolset: String,
@@ -75,8 +78,10 @@ pub struct StoredTrial {
     #[serde(flatten)]
     pub verdict: Verdict,
     pub calls: Vec<ObservedCall>,
-    #[serde(default)]
-    pub shown_tools: usize,
+    /// How many tools were shown: the length of `tools_shown`, kept on the line because the lines
+    /// of older versions carry only this count.
+    #[serde(default, rename = "shown_tools")]
+    pub shown_count: usize,
     /// Tools shown to the model under another name (provider naming rules), as (MCP, provider).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_tools: Vec<(String, String)>,
@@ -100,6 +105,8 @@ pub struct StoredTrial {
 }
 
 impl StoredTrial {
+    /// The trial's key: the one place its rules live (a variant, exposure or size the trial does
+    /// not have is empty or 0), for the plan's trials and the stored ones alike.
     pub fn key(&self) -> TrialKey {
         TrialKey {
             suite: self.suite.clone(),
@@ -110,6 +117,15 @@ impl StoredTrial {
             size: self.size.unwrap_or(0),
             sweep_seed: self.sweep_seed,
             repeat: self.repeat,
+        }
+    }
+
+    /// What the scorer judges of this trial.
+    pub fn observed(&self) -> Observed<'_> {
+        Observed {
+            tools_shown: &self.tools_shown,
+            calls: &self.calls,
+            backend_error: self.backend_error.as_deref(),
         }
     }
 

@@ -12,7 +12,7 @@ use crate::analysis::summary::summary_cells;
 use crate::analysis::{ToolsetFinding, analyse};
 use crate::lint::lint;
 use crate::load::Workspace;
-use crate::record::{StoredManifest, StoredTrial, read_trials, write_whole};
+use crate::record::{Manifest, StoredTrial, read_trials, write_whole};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -22,12 +22,16 @@ use std::path::Path;
 /// short) is skipped and counted in the summary, never fatal.
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     let stored = read_trials(folder)?;
-    let manifest = StoredManifest::read(folder).unwrap_or_default();
+    let manifest = Manifest::read(folder).ok();
     let findings = toolset_findings(&stored.trials);
     let analysis = analyse(
         &stored.trials,
-        manifest.named_arms(),
-        manifest.named_exposures(),
+        manifest
+            .as_ref()
+            .map_or(Vec::new(), |(m, _)| m.named_arms().to_vec()),
+        manifest
+            .as_ref()
+            .map_or(Vec::new(), |(m, _)| m.named_exposures()),
         &findings,
     );
     let (summary, summary_json) = summary_table(&summary_cells(&stored.trials));
@@ -61,7 +65,7 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         ),
         trials: &stored.trials,
         unreadable: stored.unreadable,
-        manifest_text: &manifest.text,
+        manifest_text: manifest.as_ref().map_or("", |(_, text)| text),
         summary,
         summary_json,
         summary_text: text,

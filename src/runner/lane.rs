@@ -9,11 +9,11 @@
 
 use super::batch::{BatchQueue, custom_id};
 use super::cache::ResponseCache;
-use super::price::Price;
 use super::redact::redact;
 use super::reply_bound::bound_reply;
 use crate::backend::{AnyBackend, BackendError, DEFAULT_SYSTEM_PROMPT, Reply, Turn};
 use crate::hashing::splitmix64;
+use crate::settings::Price;
 use serde_json::json;
 use std::collections::VecDeque;
 use std::sync::Arc;

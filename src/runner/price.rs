@@ -3,29 +3,7 @@
 //! so `--price SPEC=IN,OUT` and the config file's `price_input` / `price_output` override it, and
 //! the manifest records the prices a run used.
 
-use serde::Serialize;
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Price {
-    pub input_per_mtok: f64,
-    pub output_per_mtok: f64,
-}
-
-impl Price {
-    /// The price through the provider's batch API: half, as OpenAI's Batch API and Anthropic's
-    /// Message Batches both charge.
-    pub fn batch(self) -> Price {
-        Price {
-            input_per_mtok: self.input_per_mtok / 2.0,
-            output_per_mtok: self.output_per_mtok / 2.0,
-        }
-    }
-
-    pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
-        (input_tokens as f64 * self.input_per_mtok + output_tokens as f64 * self.output_per_mtok)
-            / 1_000_000.0
-    }
-}
+use crate::settings::Price;
 
 /// (backend spec, input, output) in USD per million tokens.
 const LIST_PRICES: &[(&str, f64, f64)] = &[

@@ -43,7 +43,7 @@ pub fn redact<T: Serialize + DeserializeOwned>(value: T, secrets: &[String]) -> 
 mod tests {
     use super::*;
     use crate::backend::{BackendError, Reply, ToolCallRequest};
-    use crate::score::CallArguments;
+    use crate::observation::CallArguments;
 
     const KEY: &str = "sk-test-0123456789abcdef";
 

@@ -5,7 +5,7 @@
 //! its length, and malformed arguments are malformed from their first bytes.
 
 use crate::backend::Reply;
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 
 /// What is kept of one text: 256 KiB.
 pub const MAX_KEPT_BYTES: usize = 256 * 1024;

@@ -7,11 +7,9 @@
 
 use super::batch::BatchJournal;
 use super::plan::{PlannedTrial, RunPlan};
-use super::sweep_tools::gold_position;
-use super::trial::{Halt, ToolListing, TrialOutcome, TrialSetting, run_trial};
+use super::trial::{Halt, ToolListing, TrialSetting, record_internal_failure, run_trial};
 use super::trial_serving::serve_trial;
 use crate::record::{RunFolder, StoredTrial};
-use crate::score::Outcome;
 use futures_util::FutureExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
@@ -32,7 +30,7 @@ pub struct Execution {
 }
 
 enum Event {
-    Finished(PlannedTrial, Box<TrialOutcome>),
+    Finished(PlannedTrial, Box<StoredTrial>),
     Halted(usize, Halt),
 }
 
@@ -93,8 +91,8 @@ pub async fn execute(
         tokio::select! {
             event = received.recv() => match event {
                 None => break,
-                Some(Event::Finished(trial, outcome)) => {
-                    record(&plan, folder, &mut execution, &mut running, trial, *outcome)?;
+                Some(Event::Finished(trial, stored)) => {
+                    record(&plan, folder, &mut execution, &mut running, trial, *stored)?;
                     progress.set_message(running_accuracy(&running));
                     progress.inc(1);
                 }
@@ -114,8 +112,8 @@ pub async fn execute(
                 // already sent, and stops.
                 drivers.abort_all();
                 while let Ok(event) = received.try_recv() {
-                    if let Event::Finished(trial, outcome) = event {
-                        record(&plan, folder, &mut execution, &mut running, trial, *outcome)?;
+                    if let Event::Finished(trial, stored) = event {
+                        record(&plan, folder, &mut execution, &mut running, trial, *stored)?;
                     }
                 }
                 break;
@@ -136,21 +134,18 @@ fn record(
     execution: &mut Execution,
     running: &mut BTreeMap<String, (u64, u64)>,
     trial: PlannedTrial,
-    outcome: TrialOutcome,
+    stored: StoredTrial,
 ) -> std::io::Result<()> {
     execution.finished += 1;
-    execution.cost_usd += outcome.cost_usd;
+    execution.cost_usd += stored.cost_usd;
     let tally = running
         .entry(plan.lanes[trial.lane].id.clone())
         .or_default();
-    if outcome.verdict.outcome != Outcome::Error {
+    if stored.scored() {
         tally.1 += 1;
-        tally.0 += u64::from(matches!(
-            outcome.verdict.outcome,
-            Outcome::Correct | Outcome::CorrectAbstain
-        ));
+        tally.0 += u64::from(stored.correct());
     }
-    append(plan, folder, trial, outcome)
+    folder.append(&stored)
 }
 
 /// Starts a lane's trials as its concurrency allows, until they are done or the run must stop.
@@ -185,12 +180,14 @@ async fn drive_lane(
             let suite = &plan.suites[trial.suite];
             let task = &suite.tasks[trial.task];
             let running = async {
+                let mut stored = plan.new_trial(trial);
                 match serve_trial(&plan, trial) {
                     Ok(serving) => {
                         // A trial that lists its own server keeps its own listing.
                         let own_listing = ToolListing::default();
                         let listing = serving.shared_listing.unwrap_or(&own_listing);
-                        let mut outcome = run_trial(
+                        stored.retrieval = serving.retrieval;
+                        run_trial(
                             &serving.server,
                             listing,
                             &plan.lanes[trial.lane],
@@ -203,13 +200,13 @@ async fn drive_lane(
                                 deferred_tools: serving.deferred_tools,
                             },
                             task,
+                            &mut stored,
                         )
                         .await?;
-                        outcome.retrieval = serving.retrieval;
-                        Ok(outcome)
                     }
-                    Err(e) => Ok(TrialOutcome::internal_failure(task, e)),
+                    Err(e) => record_internal_failure(&mut stored, task, e),
                 }
+                Ok(stored)
             };
             // A panic in a backend is a bug of ours, but it costs this trial only: it is recorded
             // as an error with the panic's message and the run goes on.
@@ -221,14 +218,16 @@ async fn drive_lane(
                         .cloned()
                         .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                         .unwrap_or_else(|| "a panic".into());
-                    Ok(TrialOutcome::internal_failure(task, message))
+                    let mut stored = plan.new_trial(trial);
+                    record_internal_failure(&mut stored, task, message);
+                    Ok(stored)
                 }
             };
             match result {
-                Ok(outcome) => {
+                Ok(stored) => {
                     // Booked before the slot is freed, so the next trial sees what this one cost.
-                    spent.fetch_add((outcome.cost_usd * 1e6).round() as u64, Ordering::SeqCst);
-                    let _ = events.send(Event::Finished(trial, Box::new(outcome)));
+                    spent.fetch_add((stored.cost_usd * 1e6).round() as u64, Ordering::SeqCst);
+                    let _ = events.send(Event::Finished(trial, Box::new(stored)));
                 }
                 Err(halt) => {
                     // Only the first rejected trial reports; the rest are simply not started.
@@ -242,81 +241,6 @@ async fn drive_lane(
         while running.try_join_next().is_some() {}
     }
     while running.join_next().await.is_some() {}
-}
-
-/// Records a finished trial: the plan's facts about it and what it produced, as one line.
-fn append(
-    plan: &RunPlan,
-    folder: &mut RunFolder,
-    trial: PlannedTrial,
-    outcome: TrialOutcome,
-) -> std::io::Result<()> {
-    let suite = &plan.suites[trial.suite];
-    let task = &suite.tasks[trial.task];
-    let TrialOutcome {
-        record,
-        verdict,
-        transcript,
-        turns,
-        latency_ms,
-        input_tokens,
-        output_tokens,
-        requests,
-        retries,
-        cached_replies,
-        cost_usd,
-        renamed_tools,
-        searches,
-        retrieval,
-    } = outcome;
-    folder.append(&StoredTrial {
-        suite: suite.name.clone(),
-        toolset: suite.toolset.clone(),
-        task: task.id.clone(),
-        backend: plan.lanes[trial.lane].id.clone(),
-        variant: suite.variant.clone(),
-        exposure: plan.exposure_label(trial),
-        retrieval,
-        searches,
-        size: (trial.size > 0).then_some(trial.size),
-        distractors: (trial.size > 0).then(|| plan.distractors.as_str().to_string()),
-        sweep_seed: trial.sweep_seed,
-        repeat: trial.repeat,
-        gold_position: gold_position(&record.shown_tools, task),
-        expected_tools: task
-            .expectation
-            .calls()
-            .iter()
-            .map(|c| c.tool.clone())
-            .collect(),
-        first_pick_tools: if plan.exposures.is_empty() {
-            Vec::new()
-        } else {
-            task.expectation
-                .first_pick_tools()
-                .into_iter()
-                .map(str::to_string)
-                .collect()
-        },
-        shown_tools: record.shown_tools.len(),
-        tools_shown: record.shown_tools,
-        lang: task.lang.clone(),
-        tags: task.tags.clone(),
-        scoring: task.scoring,
-        verdict,
-        calls: record.calls,
-        renamed_tools,
-        turns,
-        latency_ms,
-        input_tokens,
-        output_tokens,
-        requests,
-        retries,
-        cached_replies,
-        cost_usd,
-        backend_error: record.backend_error,
-        transcript,
-    })
 }
 
 /// `bm25 12% · oracle 100%`: accuracy so far, errors excluded.

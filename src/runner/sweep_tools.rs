@@ -6,8 +6,8 @@
 //! the caller. Pure: no I/O, same inputs → same tools.
 
 use crate::hashing::{fnv1a, splitmix64};
-use crate::model::{Task, TaskInput, Tool};
-use crate::retrieval::{Bm25Index, terms};
+use crate::model::{Task, Tool};
+use crate::ranking::{Bm25Index, request_text, terms, tool_document};
 use crate::settings::Distractors;
 
 /// What a sweep trial's tools start from, before distractors from the pool.
@@ -58,13 +58,14 @@ pub fn exposed_tools(
     match strategy {
         Distractors::Random => ranked.sort_by_key(|&i| draw(&pool[i].name)),
         Distractors::Similar => {
-            let documents: Vec<Vec<String>> = pool.iter().map(|t| terms(&document(t))).collect();
+            let documents: Vec<Vec<String>> =
+                pool.iter().map(|t| terms(&tool_document(t))).collect();
             // The gold tools are the anchor; a task that expects no call is anchored on its request.
             let query = if gold.is_empty() {
-                request_text(task)
+                request_text(task.input.user_messages().into_iter()).to_string()
             } else {
                 gold.iter()
-                    .map(|t| document(t))
+                    .map(|t| tool_document(t))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
@@ -114,25 +115,6 @@ pub fn gold_position(shown: &[String], task: &Task) -> Option<usize> {
         .iter()
         .position(|name| task.expectation.calls().iter().any(|c| &c.tool == name))
         .map(|i| i + 1)
-}
-
-fn document(tool: &Tool) -> String {
-    format!(
-        "{} {}",
-        tool.name.replace(['_', '-', '.'], " "),
-        tool.description.as_deref().unwrap_or_default()
-    )
-}
-
-fn request_text(task: &Task) -> String {
-    match &task.input {
-        TaskInput::Prompt(prompt) => prompt.clone(),
-        TaskInput::Messages(messages) => messages
-            .iter()
-            .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
 }
 
 #[cfg(test)]

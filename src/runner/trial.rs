@@ -1,72 +1,42 @@
 //! One trial: a fresh MCP session, the backend's turns, the calls executed through the server (a
-//! `search_tools` call recorded as a search, not a pick), the verdict.
+//! `search_tools` call recorded as a search, not a pick), the verdict — all written into the stored
+//! trial the plan made for it, the one shape a trial's result has.
 
 use super::lane::BackendLane;
+use super::sweep_tools::gold_position;
 use crate::backend::{BackendError, ChatMessage, TrialLabel, Turn};
 use crate::mcp::client::{ClientError, McpClient};
 use crate::mcp::duplex::connect_in_memory;
 use crate::mcp::{McpServer, SEARCH_TOOL_NAME};
 use crate::model::{Role, Task, TaskInput};
-use crate::score::{CallArguments, ObservedCall, TrialRecord, Verdict, score_task};
-use crate::tool_exposure::{ObservedSearch, Retrieval};
+use crate::observation::{CallArguments, ObservedCall};
+use crate::record::StoredTrial;
+use crate::score::score_task;
+use crate::tool_exposure::ObservedSearch;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// Everything a trial produced.
-#[derive(Debug, Clone)]
-pub struct TrialOutcome {
-    pub record: TrialRecord,
-    pub verdict: Verdict,
-    pub transcript: Vec<ChatMessage>,
-    pub turns: usize,
-    pub latency_ms: f64,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    /// Requests sent to the backend, retries included.
-    pub requests: u32,
-    pub retries: u32,
-    /// Replies the response cache supplied.
-    pub cached_replies: u32,
-    pub cost_usd: f64,
-    /// Tools the backend showed under another name, as (MCP name, provider name).
-    pub renamed_tools: Vec<(String, String)>,
-    /// Searches made through `search_tools` or the provider's own tool search.
-    pub searches: Vec<ObservedSearch>,
-    /// What a `retrieve:*` strategy showed (set by the scheduler, which ranked).
-    pub retrieval: Option<Retrieval>,
-}
 
 /// A trial that cannot be scored because the backend itself is unusable (a rejected key): it is not
 /// recorded, so `--resume` runs it once the key is fixed.
 #[derive(Debug, Clone)]
 pub struct Halt(pub BackendError);
 
-impl TrialOutcome {
-    /// A trial that could not finish because mcpick itself failed (a panic in a backend): recorded
-    /// as an `error` trial with the reason, rather than lost.
-    pub fn internal_failure(task: &Task, reason: String) -> TrialOutcome {
-        let record = TrialRecord {
-            backend_error: Some(format!("internal error: {reason}")),
-            ..TrialRecord::default()
-        };
-        TrialOutcome {
-            verdict: score_task(task, &record),
-            record,
-            transcript: initial_messages(task),
-            turns: 0,
-            latency_ms: 0.0,
-            input_tokens: 0,
-            output_tokens: 0,
-            requests: 0,
-            retries: 0,
-            cached_replies: 0,
-            cost_usd: 0.0,
-            renamed_tools: Vec::new(),
-            searches: Vec::new(),
-            retrieval: None,
-        }
-    }
+/// Records, in the trial the plan made, that it could not run because mcpick itself failed (a panic
+/// in a backend, a server that could not be built): an `error` trial with the reason, rather than
+/// a lost one.
+pub fn record_internal_failure(trial: &mut StoredTrial, task: &Task, reason: String) {
+    trial.backend_error = Some(format!("internal error: {reason}"));
+    trial.transcript = initial_messages(task);
+    finish(trial, task);
+}
+
+/// What every finished trial gets last: the count and gold position of the tools it was shown,
+/// and its verdict.
+fn finish(trial: &mut StoredTrial, task: &Task) {
+    trial.shown_count = trial.tools_shown.len();
+    trial.gold_position = gold_position(&trial.tools_shown, task);
+    trial.verdict = score_task(task, &trial.observed());
 }
 
 /// The tools a server listed, kept for its later trials. A server's listing is fixed for one
@@ -117,48 +87,45 @@ pub struct TrialSetting<'a> {
     pub deferred_tools: bool,
 }
 
-/// Runs one task against one backend on a fresh session of `server` (whose listing `listing` keeps).
-/// The listing is read again before each turn: a `search_tools` call changes it, and the model
-/// sees the tools it found on its next turn.
+/// Runs one task against one backend on a fresh session of `server` (whose listing `listing` keeps),
+/// filling in `trial` — the stored trial the plan made, which holds what the plan says of it — with
+/// what happened and the verdict. The listing is read again before each turn: a `search_tools` call
+/// changes it, and the model sees the tools it found on its next turn.
 pub async fn run_trial(
     server: &Arc<McpServer>,
     listing: &ToolListing,
     lane: &BackendLane,
     setting: TrialSetting<'_>,
     task: &Task,
-) -> Result<TrialOutcome, Halt> {
+    trial: &mut StoredTrial,
+) -> Result<(), Halt> {
     let started = Instant::now();
-    let mut record = TrialRecord::default();
-    let mut transcript = initial_messages(task);
-    let (mut turns, mut input_tokens, mut output_tokens) = (0, 0, 0);
-    let (mut requests, mut retries, mut cached_replies, mut cost_usd) = (0, 0, 0, 0.0);
-    let mut renamed_tools: Vec<(String, String)> = Vec::new();
-    let mut searches = Vec::new();
+    trial.transcript = initial_messages(task);
     let searchable = server.has_tool_search();
     match connect_in_memory(Arc::clone(server)).await {
-        Err(e) => record.backend_error = Some(format!("MCP session failed: {e}")),
+        Err(e) => trial.backend_error = Some(format!("MCP session failed: {e}")),
         Ok(client) => {
-            while turns < setting.max_turns {
+            while trial.turns < setting.max_turns {
                 let tools = match listing.of(server, &client).await {
                     Ok(tools) => tools,
                     Err(e) => {
-                        record.backend_error = Some(format!("tools/list failed: {e}"));
+                        trial.backend_error = Some(format!("tools/list failed: {e}"));
                         break;
                     }
                 };
-                record.shown_tools = tools
+                trial.tools_shown = tools
                     .iter()
                     .filter_map(|t| t["name"].as_str().map(str::to_string))
                     .collect();
                 for pair in lane.backend.renamed_tools(&tools) {
-                    if !renamed_tools.contains(&pair) {
-                        renamed_tools.push(pair);
+                    if !trial.renamed_tools.contains(&pair) {
+                        trial.renamed_tools.push(pair);
                     }
                 }
-                turns += 1;
-                let reply_index = u32::try_from(turns - 1).unwrap_or(u32::MAX);
+                trial.turns += 1;
+                let reply_index = u32::try_from(trial.turns - 1).unwrap_or(u32::MAX);
                 let turn = Turn {
-                    messages: &transcript,
+                    messages: &trial.transcript,
                     tools: &tools,
                     trial: TrialLabel {
                         suite: setting.suite,
@@ -170,20 +137,20 @@ pub async fn run_trial(
                     deferred_tools: setting.deferred_tools,
                 };
                 let (result, cost) = lane.complete(turn).await;
-                requests += cost.requests;
-                retries += cost.retries;
-                cached_replies += u32::from(cost.cached);
-                cost_usd += cost.usd;
+                trial.requests += cost.requests;
+                trial.retries += cost.retries;
+                trial.cached_replies += u32::from(cost.cached);
+                trial.cost_usd += cost.usd;
                 let reply = match result {
                     Ok(reply) => reply,
                     Err(e @ BackendError::Auth { .. }) => return Err(Halt(e)),
                     Err(e) => {
-                        record.backend_error = Some(e.to_string());
+                        trial.backend_error = Some(e.to_string());
                         break;
                     }
                 };
-                input_tokens += reply.input_tokens;
-                output_tokens += reply.output_tokens;
+                trial.input_tokens += reply.input_tokens;
+                trial.output_tokens += reply.output_tokens;
                 let native_searches: Vec<ObservedSearch> = reply
                     .searches
                     .into_iter()
@@ -193,9 +160,9 @@ pub async fn run_trial(
                         ..search
                     })
                     .collect();
-                searches.extend(native_searches.iter().cloned());
+                trial.searches.extend(native_searches.iter().cloned());
                 let calls = reply.calls.clone();
-                transcript.push(ChatMessage::Assistant {
+                trial.transcript.push(ChatMessage::Assistant {
                     text: reply.text,
                     calls: reply.calls,
                     searches: native_searches,
@@ -207,8 +174,8 @@ pub async fn run_trial(
                 // nothing new to learn from their results: small models loop like this until
                 // the turn limit. The repeat is recorded as made, not executed, and ends the
                 // trial.
-                if only_repeats(&record.calls, &calls) {
-                    record
+                if only_repeats(&trial.calls, &calls) {
+                    trial
                         .calls
                         .extend(calls.into_iter().map(|call| ObservedCall {
                             tool: call.tool,
@@ -223,7 +190,7 @@ pub async fn run_trial(
                     // A search is how the trial's tools are found, not a pick: it is recorded
                     // apart and never scored.
                     if searchable && call.tool == SEARCH_TOOL_NAME {
-                        searches.push(ObservedSearch {
+                        trial.searches.push(ObservedSearch {
                             query: search_query(&call.arguments),
                             found: executed.found.clone(),
                             reply: reply_index,
@@ -231,14 +198,14 @@ pub async fn run_trial(
                             id: None,
                         });
                     } else {
-                        record.calls.push(ObservedCall {
+                        trial.calls.push(ObservedCall {
                             tool: call.tool.clone(),
                             arguments: call.arguments,
                             result_is_error: executed.ran.then_some(executed.is_error),
                             reply: reply_index,
                         });
                     }
-                    transcript.push(ChatMessage::Tool {
+                    trial.transcript.push(ChatMessage::Tool {
                         call_id: call.id,
                         tool: call.tool,
                         content: executed.text,
@@ -248,23 +215,9 @@ pub async fn run_trial(
             }
         }
     }
-    let verdict = score_task(task, &record);
-    Ok(TrialOutcome {
-        record,
-        verdict,
-        transcript,
-        turns,
-        latency_ms: started.elapsed().as_secs_f64() * 1000.0,
-        input_tokens,
-        output_tokens,
-        requests,
-        retries,
-        cached_replies,
-        cost_usd,
-        renamed_tools,
-        searches,
-        retrieval: None,
-    })
+    trial.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    finish(trial, task);
+    Ok(())
 }
 
 /// What a `search_tools` call searched for.

@@ -7,9 +7,9 @@
 use super::plan::{PlannedTrial, RunPlan};
 use super::trial::ToolListing;
 use crate::mcp::{McpServer, ServedTools, ServerConfig, ToolSearch};
-use crate::model::{Task, TaskInput, Tool};
+use crate::model::Tool;
+use crate::ranking::{request_text, top_k};
 use crate::tool_exposure::{Exposure, Retrieval};
-use crate::tool_ranking::top_k;
 use std::sync::Arc;
 
 /// One trial's serving.
@@ -54,8 +54,10 @@ pub fn serve_trial(plan: &RunPlan, trial: PlannedTrial) -> Result<TrialServing<'
         Exposure::Retrieve { retriever, k } => {
             let shown = plan.shown_tools(trial);
             let ranker = plan.rankers.get(retriever);
-            let scores = off_the_runtime(|| ranker.scores(last_request(task), &shown))
-                .map_err(|e| format!("retrieval ({}): {e}", retriever.as_str()))?;
+            let scores = off_the_runtime(|| {
+                ranker.scores(request_text(task.input.user_messages().into_iter()), &shown)
+            })
+            .map_err(|e| format!("retrieval ({}): {e}", retriever.as_str()))?;
             let ranking = top_k(&scores, shown.len(), false);
             let chosen = &ranking[..ranking.len().min(k as usize)];
             let gold = task.expectation.first_pick_tools();
@@ -95,19 +97,6 @@ pub fn serve_trial(plan: &RunPlan, trial: PlannedTrial) -> Result<TrialServing<'
                 deferred_tools: false,
             })
         }
-    }
-}
-
-/// The request a retriever ranks for: the task's last user message, as a retrieval step in front
-/// of a model would see it.
-fn last_request(task: &Task) -> &str {
-    match &task.input {
-        TaskInput::Prompt(prompt) => prompt,
-        TaskInput::Messages(messages) => messages
-            .iter()
-            .rev()
-            .find(|m| m.role == crate::model::Role::User)
-            .map_or("", |m| m.content.as_str()),
     }
 }
 

@@ -41,13 +41,14 @@ mod verdict;
 
 pub use arguments::{ArgumentMismatch, match_arguments};
 pub use tally::{Interval, Tally, wilson_interval};
-pub use verdict::{CallArguments, ObservedCall, Outcome, TrialRecord, Verdict, score};
+pub use verdict::{Outcome, Verdict, score};
 
 use crate::model::{ScoringProfile, Task};
+use crate::observation::Observed;
 
 /// Judges a trial of `task` under the task's profile. A `bfcl` task without BFCL's record cannot
 /// occur: the run plan refuses the profile for such suites.
-pub fn score_task(task: &Task, trial: &TrialRecord) -> Verdict {
+pub fn score_task(task: &Task, trial: &Observed<'_>) -> Verdict {
     match (task.scoring, &task.bfcl) {
         (ScoringProfile::Bfcl, Some(record)) => bfcl::score_bfcl(record, &task.expectation, trial),
         _ => score(&task.expectation, trial),

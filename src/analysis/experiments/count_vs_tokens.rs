@@ -35,7 +35,7 @@ pub fn count_vs_tokens(trials: &[StoredTrial]) -> Vec<CountTokenEffect> {
         let per_request = trial.input_tokens as f64 / trial.turns.max(1) as f64;
         group
             .0
-            .push((trial.shown_tools as f64, per_request, trial.right_pick()));
+            .push((trial.shown_count as f64, per_request, trial.right_pick()));
         group.1.insert(trial.variant.as_deref().unwrap_or_default());
     }
     groups

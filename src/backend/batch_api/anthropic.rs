@@ -6,7 +6,7 @@
 //! another host than the API's is not followed with the key: the documented path on the API's own
 //! host is read instead.
 
-use super::{BatchItem, BatchState, ItemOutcome, ResultsAt, checked_id, item_error};
+use super::{BatchItem, BatchItemResult, BatchState, ResultsAt, checked_id, item_error};
 use crate::backend::BackendError;
 use crate::backend::hosted::{HostedConfig, body_excerpt, send_json, send_text};
 use serde_json::{Value, json};
@@ -98,7 +98,7 @@ impl AnthropicBatches {
     }
 
     /// One line of the results file.
-    pub fn outcome(&self, line: &Value) -> ItemOutcome {
+    pub fn outcome(&self, line: &Value) -> BatchItemResult {
         let result = &line["result"];
         match result["type"].as_str() {
             Some("succeeded") if result["message"].is_object() => Ok(result["message"].clone()),

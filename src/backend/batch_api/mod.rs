@@ -52,7 +52,7 @@ pub enum ResultsAt {
 /// What one request of a batch got: the provider's response body, as its ordinary endpoint would
 /// have answered, or the reason there is none (classified like any HTTP failure, so the runner
 /// retries expired and transient items and records the rest).
-pub type ItemOutcome = Result<Value, BackendError>;
+pub type BatchItemResult = Result<Value, BackendError>;
 
 /// A provider's batch API.
 #[derive(Debug, Clone)]
@@ -92,7 +92,7 @@ impl BatchApi {
         &self,
         batch_id: &str,
         at: &ResultsAt,
-    ) -> Result<Vec<(String, ItemOutcome)>, BackendError> {
+    ) -> Result<Vec<(String, BatchItemResult)>, BackendError> {
         let texts = match (self, at) {
             (BatchApi::OpenAi(api), ResultsAt::Files(files)) => {
                 let mut texts = Vec::new();

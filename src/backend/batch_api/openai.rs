@@ -7,7 +7,7 @@
 //! {status_code, body}, error}`. Requests the window closed on are in the error file with the code
 //! `batch_expired`.
 
-use super::{BatchItem, BatchState, ItemOutcome, ResultsAt, checked_id, item_error};
+use super::{BatchItem, BatchItemResult, BatchState, ResultsAt, checked_id, item_error};
 use crate::backend::BackendError;
 use crate::backend::hosted::{HostedConfig, body_excerpt, error_for_status, send_json, send_text};
 use serde_json::{Value, json};
@@ -118,7 +118,7 @@ impl OpenAiBatches {
     }
 
     /// One line of an output or error file.
-    pub fn outcome(&self, line: &Value) -> ItemOutcome {
+    pub fn outcome(&self, line: &Value) -> BatchItemResult {
         let response = &line["response"];
         if let Some(status) = response["status_code"].as_u64() {
             let body = &response["body"];

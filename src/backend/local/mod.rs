@@ -69,7 +69,7 @@ impl LocalMode {
 
 /// How to run the local model.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct LocalOptions {
+pub struct LocalSettings {
     pub model: PathBuf,
     /// The catalogue name, when the model is one.
     pub model_name: Option<String>,
@@ -107,7 +107,7 @@ enum Renderer {
 
 pub struct LocalBackend {
     pub mode: LocalMode,
-    pub options: LocalOptions,
+    pub options: LocalSettings,
     renderer: Renderer,
     engine: Mutex<Engine>,
     /// Prior log-probabilities per prompt without the request, computed once per tool list.
@@ -145,7 +145,7 @@ pub fn llama_backend() -> Result<&'static LlamaBackend, String> {
 impl LocalBackend {
     /// Loads the model. Every failure names the file: missing, unreadable, not a GGUF, no chat
     /// template.
-    pub fn load(mode: LocalMode, options: LocalOptions) -> Result<LocalBackend, String> {
+    pub fn load(mode: LocalMode, options: LocalSettings) -> Result<LocalBackend, String> {
         let path = &options.model;
         check_gguf(path)?;
         let backend = llama_backend()?;

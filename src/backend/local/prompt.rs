@@ -8,7 +8,7 @@
 use super::chat_template::{ChatTemplate, python_json};
 use crate::backend::hosted::arguments_text;
 use crate::backend::{ChatMessage, DEFAULT_SYSTEM_PROMPT};
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 use serde_json::{Value, json};
 
 /// How the model's template writes a tool call: the text before the tool's name (for Qwen

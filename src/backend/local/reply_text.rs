@@ -8,7 +8,7 @@
 
 use crate::backend::hosted::parse_arguments;
 use crate::backend::{Reply, ToolCallRequest};
-use crate::score::CallArguments;
+use crate::observation::CallArguments;
 use serde_json::Value;
 
 const OPEN: &str = "<tool_call>";

@@ -5,7 +5,8 @@
 
 use super::*;
 use crate::model::{Expectation, ExpectedCall};
-use crate::score::{CallArguments, ObservedCall, Outcome, TrialRecord, score};
+use crate::observation::{CallArguments, Observed, ObservedCall};
+use crate::score::{Outcome, score};
 
 /// Hand-written records in BFCL's format (tests/data/bfcl/): every type of the dialect, nested
 /// and list-of-dict answers, `""`, several acceptable values, parallel calls, irrelevance and
@@ -67,20 +68,21 @@ pub fn judge(task: &Value, calls: &[(&str, Value)]) -> Outcome {
         .iter()
         .map(|t| t.get("as").unwrap_or(t).as_str().unwrap().to_string())
         .collect();
-    let record = TrialRecord {
-        shown_tools: shown,
-        calls: calls
-            .iter()
-            .map(|(tool, arguments)| ObservedCall {
-                tool: tool.to_string(),
-                arguments: CallArguments::Parsed(arguments.as_object().unwrap().clone()),
-                result_is_error: Some(false),
-                reply: 0,
-            })
-            .collect(),
+    let calls: Vec<ObservedCall> = calls
+        .iter()
+        .map(|(tool, arguments)| ObservedCall {
+            tool: tool.to_string(),
+            arguments: CallArguments::Parsed(arguments.as_object().unwrap().clone()),
+            result_is_error: Some(false),
+            reply: 0,
+        })
+        .collect();
+    let observed = Observed {
+        tools_shown: &shown,
+        calls: &calls,
         backend_error: None,
     };
-    score(&expectation(task), &record).outcome
+    score(&expectation(task), &observed).outcome
 }
 
 #[test]

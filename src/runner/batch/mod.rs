@@ -14,7 +14,9 @@ mod journal;
 pub use journal::{BatchJournal, SubmittedBatch};
 
 use super::redact::redact;
-use crate::backend::{BackendError, BatchApi, BatchItem, BatchRequest, BatchState, ItemOutcome};
+use crate::backend::{
+    BackendError, BatchApi, BatchItem, BatchItemResult, BatchRequest, BatchState,
+};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -65,13 +67,13 @@ struct QueueState {
     /// Requests waiting to be submitted, with their group.
     pending: Vec<(String, BatchItem)>,
     /// Who waits for each custom id.
-    waiters: HashMap<String, Vec<oneshot::Sender<ItemOutcome>>>,
+    waiters: HashMap<String, Vec<oneshot::Sender<BatchItemResult>>>,
     /// Custom ids submitted and not yet answered, with their batch.
     submitted: HashMap<String, String>,
     /// Results that came while nobody waited for them, kept for the first to ask: a resumed run
     /// polls a batch its trials then ask about one by one. A failure kept so goes to the asker's
     /// retry, not the queue, to decide whether to submit again.
-    unclaimed: HashMap<String, ItemOutcome>,
+    unclaimed: HashMap<String, BatchItemResult>,
     /// Batches being polled.
     polling: HashSet<String>,
     gathering: bool,
@@ -125,7 +127,7 @@ impl BatchQueue {
         self: &Arc<Self>,
         custom_id: String,
         request: BatchRequest,
-    ) -> ItemOutcome {
+    ) -> BatchItemResult {
         let receiver = {
             let mut state = self.lock();
             if let Some(outcome) = state.unclaimed.remove(&custom_id) {
@@ -299,7 +301,7 @@ impl BatchQueue {
 
     /// Hands an ended batch's results to their requests; a request of the batch without a result
     /// line gets a transient error, so it is submitted again rather than lost.
-    fn deliver(&self, batch_id: &str, outcomes: Vec<(String, ItemOutcome)>) {
+    fn deliver(&self, batch_id: &str, outcomes: Vec<(String, BatchItemResult)>) {
         let mut state = self.lock();
         state.polling.remove(batch_id);
         for (id, outcome) in outcomes {
@@ -340,7 +342,7 @@ impl BatchQueue {
     }
 
     /// Gives `outcome` to everyone waiting for `ids`, and forgets where they were submitted.
-    fn answer_all(&self, ids: &[String], outcome: &ItemOutcome) {
+    fn answer_all(&self, ids: &[String], outcome: &BatchItemResult) {
         let mut state = self.lock();
         for id in ids {
             state.submitted.remove(id);
@@ -350,7 +352,7 @@ impl BatchQueue {
 }
 
 /// Gives `outcome` to everyone waiting for `id`; one nobody waits for is kept for the first to ask.
-fn hand_out(state: &mut QueueState, id: &str, outcome: &ItemOutcome) {
+fn hand_out(state: &mut QueueState, id: &str, outcome: &BatchItemResult) {
     let waiters = state.waiters.remove(id).unwrap_or_default();
     if waiters.is_empty() {
         state.unclaimed.insert(id.to_string(), outcome.clone());

@@ -6,10 +6,10 @@
 use super::SuitePlan;
 use crate::backend::EmbedBackend;
 use crate::mcp::SEARCH_TOOL_NAME;
+use crate::ranking::{Bm25Ranker, ToolRanker};
 use crate::runner::lane::BackendLane;
 use crate::settings::RunSettings;
 use crate::tool_exposure::{Exposure, Retriever};
-use crate::tool_ranking::{Bm25Ranker, ToolRanker};
 use std::collections::HashSet;
 use std::sync::Arc;
 

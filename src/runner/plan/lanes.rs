@@ -7,11 +7,11 @@
 use super::super::batch::{BatchQueue, BatchSettings};
 use super::super::cache::ResponseCache;
 use super::super::lane::{BackendLane, RateLimiter, RetryPolicy};
-use super::super::price::{Price, list_price, parse_price_override};
-use crate::backend::{AnyBackend, BackendOptions, LocalSettings, OracleAnswers};
-use crate::settings::RunSettings;
+use super::super::price::{list_price, parse_price_override};
+use crate::backend::{AnyBackend, BackendOptions, LocalOptions, OracleAnswers};
+use crate::record::{BatchRecord, LaneRecord};
+use crate::settings::{Price, RunSettings};
 use crate::spec::{BackendProfile, ConfigFile};
-use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -110,7 +110,7 @@ pub(super) fn parse_backends(
         let profile = config.backend.get(given);
         let local = &options.backend.local;
         let from_command_line = BackendOptions {
-            local: LocalSettings {
+            local: LocalOptions {
                 threads: local.threads.or(Some(threads_each)),
                 threads_batch: local.threads_batch.or(local.threads).or(Some(threads_each)),
                 ..local.clone()
@@ -121,7 +121,7 @@ pub(super) fn parse_backends(
             Some(p) => (p.spec.as_str(), profile_options(p).or(from_command_line)),
             None => (given.as_str(), from_command_line),
         };
-        let backend = match AnyBackend::parse(spec, &backend_options) {
+        let backend = match AnyBackend::load(spec, &backend_options) {
             Ok(backend) => backend,
             Err(e) => {
                 problems.push(e.to_string());
@@ -182,7 +182,7 @@ pub(super) fn build_lanes(
     cache: Option<&Arc<ResponseCache>>,
     answers: OracleAnswers,
     problems: &mut Vec<String>,
-) -> (Vec<Arc<BackendLane>>, Vec<Value>) {
+) -> (Vec<Arc<BackendLane>>, Vec<LaneRecord>) {
     let mut lanes = Vec::new();
     let mut lane_manifest = Vec::new();
     let answers = Arc::new(answers);
@@ -228,18 +228,22 @@ pub(super) fn build_lanes(
             .and_then(|p| p.tokens_per_minute)
             .or(options.tokens_per_minute);
         let limiter = RateLimiter::new(requests_per_minute, tokens_per_minute);
-        let mut entry = json!({
-            "id": id, "spec": spec, "hosted": backend.hosted(), "local": backend.local_description(),
-            "concurrency": concurrency, "price": price,
-            "requests_per_minute": requests_per_minute,
-            "tokens_per_minute": tokens_per_minute,
+        lane_manifest.push(LaneRecord {
+            id: id.clone(),
+            spec,
+            hosted: backend.hosted().and_then(|c| serde_json::to_value(c).ok()),
+            local: Some(backend.local_description()).filter(|d| !d.is_null()),
+            concurrency,
+            price,
+            requests_per_minute,
+            tokens_per_minute,
+            // Only batch lanes say so, so the manifests of every other run stay as they were.
+            batch: batch_api.as_ref().map(|(mode, api)| BatchRecord {
+                provider: api.provider().into(),
+                size: mode.size,
+                poll_seconds: mode.poll,
+            }),
         });
-        // Only batch lanes say so, so the manifests of every other run stay as they were.
-        if let Some((mode, api)) = &batch_api {
-            entry["batch"] = json!({"provider": api.provider(), "size": mode.size,
-                "poll_seconds": mode.poll});
-        }
-        lane_manifest.push(entry);
         let lane_cache = backend.hosted().and(cache.cloned());
         let mut lane = BackendLane::new(
             id.clone(),
@@ -268,9 +272,9 @@ fn profile_options(profile: &BackendProfile) -> BackendOptions {
         base_url: profile.base_url.clone(),
         api_key_env: profile.api_key_env.clone(),
         max_tokens: profile.max_tokens,
-        local: LocalSettings {
+        local: LocalOptions {
             model: profile.model.clone(),
-            ..LocalSettings::default()
+            ..LocalOptions::default()
         },
     }
 }

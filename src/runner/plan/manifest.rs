@@ -1,11 +1,12 @@
-//! The plan's manifest: the files it read with their SHA-256s, the plan hash over the settings and
-//! those files (what `--resume` compares), and `manifest.json`'s document — settings, lanes, suites,
-//! the system prompt, the MCP version trials speak, the cache, the trial count and where the code
-//! came from.
+//! The plan's part of the manifest: the files it read with their SHA-256s, the plan hash over the
+//! settings and those files (what `--resume` compares), and the `record::Manifest` of the plan —
+//! settings, lanes, suites, the system prompt, the MCP version trials speak, the cache, the trial
+//! count and where the code came from.
 
 use super::SuitePlan;
 use crate::backend::DEFAULT_SYSTEM_PROMPT;
 use crate::mcp::modern::MODERN_VERSIONS;
+use crate::record::{LaneRecord, Manifest, SuiteRecord};
 use crate::settings::RunSettings;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -32,34 +33,49 @@ pub(super) fn plan_hash(options: &RunSettings, files: &BTreeMap<String, String>)
     digest[..8].to_string()
 }
 
-/// What `manifest.json` says about the plan (the command adds when it started).
+/// What `manifest.json` says about the plan (the run's own part — when it started, which shard —
+/// is the starter's).
 pub(super) struct ManifestParts<'a> {
     pub options: &'a RunSettings,
     pub hash: &'a str,
-    pub lanes: Vec<Value>,
+    pub lanes: Vec<LaneRecord>,
     pub suites: &'a [SuitePlan],
     pub files: BTreeMap<String, String>,
     pub cache: Option<&'a Path>,
     pub trials: usize,
 }
 
-pub(super) fn manifest(parts: ManifestParts<'_>) -> Value {
-    let suites = parts.suites;
-    json!({
-        "mcpick_version": env!("CARGO_PKG_VERSION"),
-        "command": std::env::args().collect::<Vec<_>>(),
-        "git_revision": git_revision(),
-        "plan_hash": parts.hash,
-        "options": serde_json::to_value(parts.options).unwrap_or(Value::Null),
-        "backends": parts.lanes,
-        "suites": suites.iter().map(|s| json!({"suite": s.name, "toolset": s.toolset, "variant": s.variant, "tasks": s.tasks.len(), "distractor_pool": s.pool.len(), "scoring": s.tasks.first().map(|t| t.scoring.as_str())})).collect::<Vec<_>>(),
-        "files": parts.files,
-        "system_prompt": DEFAULT_SYSTEM_PROMPT,
+pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
+    Manifest {
+        mcpick_version: env!("CARGO_PKG_VERSION").into(),
+        command: std::env::args().collect(),
+        git_revision: git_revision(),
+        plan_hash: parts.hash.into(),
+        options: parts.options.clone(),
+        backends: parts.lanes,
+        suites: parts
+            .suites
+            .iter()
+            .map(|s| SuiteRecord {
+                suite: s.name.clone(),
+                toolset: s.toolset.clone(),
+                variant: s.variant.clone(),
+                tasks: s.tasks.len(),
+                distractor_pool: s.pool.len(),
+                scoring: s.tasks.first().map(|t| t.scoring.as_str().to_string()),
+            })
+            .collect(),
+        files: parts.files,
+        system_prompt: DEFAULT_SYSTEM_PROMPT.into(),
         // What the in-memory trial sessions speak (`mcp::duplex` pins it: no handshake per trial).
-        "mcp_protocol_version": MODERN_VERSIONS[0],
-        "cache": parts.cache.map(|c| c.display().to_string()),
-        "trials": parts.trials,
-    })
+        mcp_protocol_version: Some(MODERN_VERSIONS[0].into()),
+        cache: parts.cache.map(|c| c.display().to_string()),
+        trials: parts.trials,
+        resumed: Vec::new(),
+        started: None,
+        shard: None,
+        merged_from: None,
+    }
 }
 
 fn git_revision() -> Option<String> {

@@ -19,11 +19,10 @@ use super::trial::ToolListing;
 use crate::backend::OracleAnswers;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{Task, Tool};
-use crate::record::TrialKey;
+use crate::record::{Manifest, StoredTrial, TrialKey};
 use crate::settings::{Distractors, RunSettings};
 use crate::spec::ConfigFile;
 use crate::tool_exposure::Exposure;
-use serde_json::Value;
 use std::sync::Arc;
 
 /// One suite under one arm (its toolset as is, or overlaid by a variant), ready to serve.
@@ -110,7 +109,8 @@ pub struct RunPlan {
     pub budget: Option<f64>,
     /// Eight hex digits naming the plan (options and file contents).
     pub hash: String,
-    pub manifest: Value,
+    /// The plan's part of `manifest.json`.
+    pub manifest: Manifest,
     /// What the plan noticed but did not refuse (a cache it could not open, suites a variant skips),
     /// for the command to tell the user.
     pub notices: Vec<String>,
@@ -210,6 +210,32 @@ impl RunPlan {
         })
     }
 
+    /// What the plan crosses, as the user reads it: `1 suites × 2 arms × 4 backends`.
+    pub fn shape(&self) -> String {
+        let suites: std::collections::BTreeSet<&str> =
+            self.suites.iter().map(|s| s.name.as_str()).collect();
+        let mut shape = format!("{} suites", suites.len());
+        let arms = self.manifest.options.variants.len();
+        if arms > 0 {
+            shape.push_str(&format!(" × {arms} arms"));
+        }
+        if !self.sizes.is_empty() {
+            shape.push_str(&format!(
+                " × {} sizes × {} seeds",
+                self.sizes.len(),
+                self.seeds
+            ));
+        }
+        if !self.exposures.is_empty() {
+            shape.push_str(&format!(" × {} exposures", self.exposures.len()));
+        }
+        if self.repeats > 1 {
+            shape.push_str(&format!(" × {} repeats", self.repeats));
+        }
+        shape.push_str(&format!(" × {} backends", self.lanes.len()));
+        shape
+    }
+
     /// Every trial, suite by suite and task by task.
     pub(super) fn trials_by_task(&self) -> Vec<PlannedTrial> {
         let sizes = if self.sizes.is_empty() {
@@ -270,18 +296,48 @@ impl RunPlan {
         ))
     }
 
-    pub fn key(&self, trial: PlannedTrial) -> TrialKey {
+    /// The stored trial `trial` will be: what the plan says of it (which suite, task, backend and
+    /// condition; what a right answer calls), with nothing observed yet. The runner fills it in.
+    pub fn new_trial(&self, trial: PlannedTrial) -> StoredTrial {
         let suite = &self.suites[trial.suite];
-        TrialKey {
+        let task = &suite.tasks[trial.task];
+        let sized = trial.size > 0;
+        StoredTrial {
             suite: suite.name.clone(),
-            task: suite.tasks[trial.task].id.clone(),
+            toolset: suite.toolset.clone(),
+            task: task.id.clone(),
             backend: self.lanes[trial.lane].id.clone(),
-            variant: suite.variant.clone().unwrap_or_default(),
-            exposure: self.exposure_label(trial).unwrap_or_default(),
-            size: trial.size,
+            variant: suite.variant.clone(),
+            exposure: self.exposure_label(trial),
+            size: sized.then_some(trial.size),
+            distractors: sized.then(|| self.distractors.as_str().to_string()),
             sweep_seed: trial.sweep_seed,
             repeat: trial.repeat,
+            expected_tools: task
+                .expectation
+                .calls()
+                .iter()
+                .map(|c| c.tool.clone())
+                .collect(),
+            first_pick_tools: if self.exposures.is_empty() {
+                Vec::new()
+            } else {
+                task.expectation
+                    .first_pick_tools()
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect()
+            },
+            lang: task.lang.clone(),
+            tags: task.tags.clone(),
+            scoring: task.scoring,
+            ..StoredTrial::default()
         }
+    }
+
+    /// The key of `trial`, by the stored trial's own rule (`StoredTrial::key`).
+    pub fn key(&self, trial: PlannedTrial) -> TrialKey {
+        self.new_trial(trial).key()
     }
 
     /// The strategy `trial` exposes its tools by (`flat` when the run names none).

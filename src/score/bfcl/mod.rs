@@ -29,13 +29,14 @@ pub use ast_checker::ast_checker;
 pub use failure::CheckFailure;
 pub use language::Language;
 
-use super::verdict::{CallArguments, Outcome, TrialRecord, Verdict};
+use super::verdict::{Outcome, Verdict};
 use super::{ArgumentMismatch, score};
 use crate::model::{BfclRecord, Expectation};
+use crate::observation::{CallArguments, Observed};
 use serde_json::{Map, Value};
 
 /// Judges a trial by BFCL's rules (the `mcp` verdict of the whole trial decides `later_turn_fixed`).
-pub fn score_bfcl(bfcl: &BfclRecord, expectation: &Expectation, trial: &TrialRecord) -> Verdict {
+pub fn score_bfcl(bfcl: &BfclRecord, expectation: &Expectation, trial: &Observed<'_>) -> Verdict {
     let first_tool = trial.calls.first().map(|c| c.tool.clone());
     let saw_tool_error = trial.calls.iter().any(|c| c.result_is_error == Some(true));
     let expected_tools: Vec<&str> = expectation
@@ -65,7 +66,7 @@ pub fn score_bfcl(bfcl: &BfclRecord, expectation: &Expectation, trial: &TrialRec
         mismatches: Vec::new(),
         detail,
     };
-    if let Some(error) = &trial.backend_error {
+    if let Some(error) = trial.backend_error {
         return verdict(Outcome::Error, format!("backend failed: {error}"));
     }
     // The first reply is reply 0: a first reply of text has no calls, whatever came later.
@@ -108,7 +109,7 @@ pub fn score_bfcl(bfcl: &BfclRecord, expectation: &Expectation, trial: &TrialRec
     let mut judged = match ast_checker(&bfcl.function, &decoded, &bfcl.ground_truth, category) {
         Ok(()) => verdict(Outcome::Correct, "valid by BFCL's ast_checker".into()),
         Err(failure) => {
-            let outcome = failure_outcome(&failure, &decoded, &expected_tools, &trial.shown_tools);
+            let outcome = failure_outcome(&failure, &decoded, &expected_tools, trial.tools_shown);
             let mut judged = verdict(
                 outcome,
                 format!("BFCL {}: {}", failure.error_type, failure.error),
@@ -155,7 +156,7 @@ fn failure_outcome(
 mod tests {
     use super::*;
     use crate::model::ExpectedCall;
-    use crate::score::ObservedCall;
+    use crate::observation::ObservedCall;
     use serde_json::json;
     use std::collections::BTreeMap;
 
@@ -198,9 +199,10 @@ mod tests {
                 .collect::<BTreeMap<_, _>>(),
             }])
         };
-        let trial = TrialRecord {
-            shown_tools: vec!["get_weather".into()],
-            calls,
+        let shown = ["get_weather".to_string()];
+        let trial = Observed {
+            tools_shown: &shown,
+            calls: &calls,
             backend_error: None,
         };
         score_bfcl(&record(category), &expectation, &trial)

@@ -2,6 +2,7 @@
 
 use super::arguments::{ArgumentMismatch, match_arguments};
 use crate::model::{Expectation, ExpectedCall};
+use crate::observation::{CallArguments, Observed, ObservedCall};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -52,41 +53,6 @@ impl Outcome {
     }
 }
 
-/// A call's arguments as the model wrote them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallArguments {
-    Parsed(Map<String, Value>),
-    /// Not a JSON object: the raw text and why it failed.
-    Malformed {
-        raw: String,
-        reason: String,
-    },
-}
-
-/// One tool call the model made, in the order made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ObservedCall {
-    pub tool: String,
-    pub arguments: CallArguments,
-    /// Whether the tool answered with `isError: true` (`None` if the call was not executed).
-    pub result_is_error: Option<bool>,
-    /// Which of the model's replies made the call (0 = the first), so a profile that scores one
-    /// response can tell the first reply's calls from later ones.
-    #[serde(default)]
-    pub reply: u32,
-}
-
-/// What scoring needs to know about a trial.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct TrialRecord {
-    /// The tool names the model was shown.
-    pub shown_tools: Vec<String>,
-    pub calls: Vec<ObservedCall>,
-    /// Set when the backend failed after its retries.
-    pub backend_error: Option<String>,
-}
-
 /// The judgement of one trial.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -109,8 +75,25 @@ pub struct Verdict {
     pub detail: String,
 }
 
+/// A trial not scored yet: what the stored trial the plan makes carries until the runner judges
+/// it. An `error`, so that it could never count as a verdict if it were ever kept.
+impl Default for Verdict {
+    fn default() -> Self {
+        Verdict {
+            outcome: Outcome::Error,
+            selection_correct: None,
+            first_tool: None,
+            saw_tool_error: false,
+            self_corrected: false,
+            later_turn_fixed: false,
+            mismatches: Vec::new(),
+            detail: "not scored".into(),
+        }
+    }
+}
+
 /// Judges a trial against the task's expectation.
-pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
+pub fn score(expectation: &Expectation, trial: &Observed<'_>) -> Verdict {
     let first_tool = trial.calls.first().map(|c| c.tool.clone());
     let saw_tool_error = trial.calls.iter().any(|c| c.result_is_error == Some(true));
     let verdict = |outcome, selection_correct, detail: String| Verdict {
@@ -123,7 +106,7 @@ pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
         mismatches: Vec::new(),
         detail,
     };
-    if let Some(error) = &trial.backend_error {
+    if let Some(error) = trial.backend_error {
         return verdict(Outcome::Error, None, format!("backend failed: {error}"));
     }
     if matches!(expectation, Expectation::NoCall) {
@@ -146,7 +129,7 @@ pub fn score(expectation: &Expectation, trial: &TrialRecord) -> Verdict {
             format!("the first call's arguments do not parse: {reason}"),
         );
     }
-    if !trial.shown_tools.iter().any(|t| t == &first.tool) {
+    if !trial.tools_shown.iter().any(|t| t == &first.tool) {
         return verdict(
             Outcome::HallucinatedTool,
             Some(false),
@@ -218,7 +201,7 @@ fn tool_names(calls: &[ExpectedCall]) -> Vec<&str> {
 /// matching arguments, in any order: a maximum bipartite matching between expected and made calls.
 fn judge_unordered(
     expected: &[ExpectedCall],
-    trial: &TrialRecord,
+    trial: &Observed<'_>,
     mut verdict: Verdict,
 ) -> Verdict {
     let made: Vec<(&ObservedCall, &Map<String, Value>)> = trial
@@ -338,12 +321,16 @@ fn maximum_matching(fits: &[Vec<usize>], made: usize) -> Vec<Option<usize>> {
 
 /// Walks the calls in order, advancing through the steps (each step: acceptable expected calls sharing
 /// one tool) when a call to the step's tool has matching arguments.
-fn judge_steps(steps: &[Vec<&ExpectedCall>], trial: &TrialRecord, mut verdict: Verdict) -> Verdict {
+fn judge_steps(
+    steps: &[Vec<&ExpectedCall>],
+    trial: &Observed<'_>,
+    mut verdict: Verdict,
+) -> Verdict {
     let mut step = 0;
     let mut attempted = vec![false; steps.len()];
     let mut failed_with_error = false;
     let mut closest: Vec<ArgumentMismatch> = Vec::new();
-    for call in &trial.calls {
+    for call in trial.calls {
         let Some(expected) = steps.get(step) else {
             break;
         };

@@ -39,15 +39,37 @@ fn malformed(tool: &str) -> ObservedCall {
     }
 }
 
-fn trial(calls: Vec<ObservedCall>) -> TrialRecord {
+/// A trial as the tests build it; scored through its `Observed` view, as stored trials are.
+#[derive(Debug, Clone)]
+struct TestTrial {
+    tools_shown: Vec<String>,
+    calls: Vec<ObservedCall>,
+    backend_error: Option<String>,
+}
+
+impl TestTrial {
+    fn observed(&self) -> Observed<'_> {
+        Observed {
+            tools_shown: &self.tools_shown,
+            calls: &self.calls,
+            backend_error: self.backend_error.as_deref(),
+        }
+    }
+}
+
+fn score(expectation: &Expectation, trial: &TestTrial) -> Verdict {
+    super::score(expectation, &trial.observed())
+}
+
+fn trial(calls: Vec<ObservedCall>) -> TestTrial {
     let shown = [
         "get_weather",
         "get_weather_forecast",
         "search_flights",
         "book_flight",
     ];
-    TrialRecord {
-        shown_tools: shown.iter().map(|s| s.to_string()).collect(),
+    TestTrial {
+        tools_shown: shown.iter().map(|s| s.to_string()).collect(),
         calls,
         backend_error: None,
     }
@@ -67,7 +89,7 @@ fn table_of_outcomes() {
         expect_call("search_flights", json!({"origin": ["BER"]})),
         expect_call("book_flight", json!({})),
     ]);
-    let failed = TrialRecord {
+    let failed = TestTrial {
         backend_error: Some("HTTP 500 after 3 retries".into()),
         ..trial(vec![])
     };
@@ -75,7 +97,7 @@ fn table_of_outcomes() {
     type Case<'a> = (
         &'a str,
         &'a Expectation,
-        TrialRecord,
+        TestTrial,
         Outcome,
         Option<bool>,
         bool,

@@ -1,0 +1,215 @@
+//! Starting a run, new or resumed, up to its first trial: the settings (given, or read back from the
+//! folder's manifest), the plan, the shard this process runs, the folder (named by the start time
+//! and plan hash unless given; a shard's under the plan's folder), the trials still to run, and the
+//! manifest written with the run's own part — when it started, its resumptions, its shard. A folder
+//! that already holds a run is continued only if it is the same plan; one whose manifest was damaged
+//! from outside is adopted by a new start of the same command, its damaged manifest kept beside the
+//! new one, so finished trials are never stranded. Nothing here prints: what the user should know
+//! comes back as `warnings`.
+
+use super::plan::{PlannedTrial, RunPlan};
+use crate::record::{
+    MANIFEST_FILE, Manifest, ManifestError, RunFolder, Shard, finished_trials,
+    shard_from_environment, utc_stamp,
+};
+use crate::settings::RunSettings;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// What is started.
+#[derive(Debug, Clone)]
+pub enum RunTarget {
+    /// A run of these settings, into `out` (default `reports/<UTC stamp>-<plan hash>`).
+    New {
+        settings: RunSettings,
+        out: Option<PathBuf>,
+    },
+    /// The run in `folder`, by the settings its manifest recorded; `budget`, if given, replaces
+    /// the recorded one (how a run is paid for may change; what it runs may not).
+    Resume {
+        folder: PathBuf,
+        budget: Option<f64>,
+    },
+}
+
+/// Which shard this process is asked to run: `--shard I/N`, or `--shards N` with the index from
+/// the environment (a Kubernetes Indexed Job's, or a Slurm array's without either flag).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ShardRequest {
+    pub shard: Option<Shard>,
+    pub shards: Option<u32>,
+}
+
+/// A run ready for its first trial.
+pub struct StartedRun {
+    pub settings: RunSettings,
+    pub plan: Arc<RunPlan>,
+    pub folder: RunFolder,
+    /// The trials this process owns: the plan's, or its shard's.
+    pub owned: usize,
+    /// Of those, the ones not finished yet, in the order they run.
+    pub pending: Vec<PlannedTrial>,
+    /// The shard this process runs, and where that came from (for the user).
+    pub shard: Option<(Shard, &'static str)>,
+    /// What the folder's finished trials cost (a resumed run's budget covers the whole run).
+    pub already_spent: f64,
+    /// What the user should know before the run starts.
+    pub warnings: Vec<String>,
+}
+
+/// Why a run did not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// The plan cannot be made: every problem found.
+    Plan(Vec<String>),
+    /// Refused before anything ran, with why and what to do.
+    Refused(String),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for StartError {
+    fn from(e: std::io::Error) -> Self {
+        StartError::Io(e)
+    }
+}
+
+/// Starts `target`: plans it, opens its folder, writes its manifest, and says what is left to run.
+/// `environment` reads the variables a shard may come from.
+pub fn start_run(
+    target: RunTarget,
+    shards: ShardRequest,
+    environment: &dyn Fn(&str) -> Option<String>,
+) -> Result<StartedRun, StartError> {
+    let mut warnings = Vec::new();
+    let (settings, previous, resume_folder) = match target {
+        RunTarget::Resume { folder, budget } => {
+            let (previous, _) = Manifest::read(&folder)
+                .map_err(|e| StartError::Refused(cannot_resume(&folder, e)))?;
+            let mut settings = previous.options.clone();
+            settings.budget = budget.or(settings.budget);
+            (settings, Some(previous), Some(folder))
+        }
+        RunTarget::New { settings, out } => (settings, None, out),
+    };
+    let resuming = previous.is_some();
+    let plan = Arc::new(RunPlan::resolve(&settings).map_err(|e| StartError::Plan(e.0))?);
+    let shard = match &previous {
+        Some(previous) => Shard::of_manifest(previous).map(|s| (s, "the manifest")),
+        None => match shards.shard {
+            Some(shard) => Some((shard, "--shard")),
+            None => {
+                shard_from_environment(shards.shards, environment).map_err(StartError::Refused)?
+            }
+        },
+    };
+    let now = utc_stamp(SystemTime::now());
+    let folder_path = match (resume_folder, shard) {
+        (Some(folder), _) if resuming => folder,
+        (out, None) => out.unwrap_or_else(|| PathBuf::from(format!("reports/{now}-{}", plan.hash))),
+        // Shards started apart share no clock: by default they meet in the plan's folder.
+        (out, Some((shard, _))) => out
+            .unwrap_or_else(|| PathBuf::from(format!("reports/{}", plan.hash)))
+            .join(shard.folder_name()),
+    };
+    // A new start into a folder that holds a run continues it only if it is the same plan.
+    let previous = match previous {
+        Some(previous) => Some(previous),
+        None => earlier_run_in(&folder_path, &plan, &mut warnings)?,
+    };
+    if let Some(previous) = previous.as_ref().filter(|_| resuming)
+        && previous.plan_hash != plan.hash
+    {
+        warnings.push(format!(
+            "the suites, toolsets or options changed since this run started (plan {} → {}); finished trials are kept as they are",
+            previous.plan_hash, plan.hash
+        ));
+    }
+    let folder = RunFolder::create(&folder_path)?;
+    let finished = finished_trials(&folder_path)?;
+    let mut owned = plan.trials();
+    if let Some((shard, _)) = shard {
+        owned.retain(|t| shard.owns(&plan.key(*t)));
+    }
+    let pending: Vec<PlannedTrial> = owned
+        .iter()
+        .copied()
+        .filter(|t| !finished.keys.contains(&plan.key(*t)))
+        .collect();
+    let mut manifest = plan.manifest.clone();
+    match &previous {
+        Some(previous) => manifest = manifest.resuming(previous, now),
+        None => manifest.started = Some(now),
+    }
+    manifest.shard = shard.map(|(shard, _)| shard.record(owned.len()));
+    folder.write_manifest(&manifest)?;
+    Ok(StartedRun {
+        settings,
+        plan,
+        folder,
+        owned: owned.len(),
+        pending,
+        shard,
+        already_spent: finished.cost_usd,
+        warnings,
+    })
+}
+
+/// Why `--resume FOLDER` cannot go on, and what the user can do: a damaged manifest lost the plan
+/// but not the finished trials beside it, which a new start of the same command adopts.
+fn cannot_resume(folder: &Path, error: ManifestError) -> String {
+    match error {
+        ManifestError::Missing { .. } => format!("cannot resume: {error}"),
+        ManifestError::Damaged { ref command, .. } => {
+            let command = command
+                .as_ref()
+                .map_or("the command that started it".to_string(), |words| {
+                    format!("`{}`", words.join(" "))
+                });
+            format!(
+                "cannot resume: {error}, so the plan it recorded is lost. The finished trials in {} are kept: finish the run by starting {command} again with --out {} (trials already there are kept, only the missing ones run, and the damaged manifest is kept as {MANIFEST_FILE}.damaged)",
+                folder.join("trials.jsonl").display(),
+                folder.display()
+            )
+        }
+    }
+}
+
+/// The run a new start finds in its folder: `None` for an empty or new folder; the earlier manifest
+/// when it is the same plan (a shard's process restarted, a run started again); refused when it is
+/// another plan's. A folder with trials but no readable manifest is adopted: its damaged manifest
+/// is kept beside the new one.
+fn earlier_run_in(
+    folder: &Path,
+    plan: &RunPlan,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Manifest>, StartError> {
+    let has_trials = folder.join("trials.jsonl").is_file();
+    match Manifest::read(folder) {
+        Ok((earlier, _)) if earlier.plan_hash == plan.hash => Ok(Some(earlier)),
+        Ok((earlier, _)) => Err(StartError::Refused(format!(
+            "{} holds a run of another plan ({}): {}; resume it with --resume {}, or choose another --out",
+            folder.display(),
+            earlier.plan_hash,
+            earlier.plan_differences(&plan.manifest).join("; "),
+            folder.display()
+        ))),
+        Err(ManifestError::Missing { .. }) if !has_trials => Ok(None),
+        Err(error) => {
+            let damaged = folder.join(format!("{MANIFEST_FILE}.damaged"));
+            if folder.join(MANIFEST_FILE).is_file() {
+                std::fs::rename(folder.join(MANIFEST_FILE), &damaged)?;
+            }
+            warnings.push(format!(
+                "{error}; adopting the finished trials in {} for this plan{}",
+                folder.join("trials.jsonl").display(),
+                if damaged.is_file() {
+                    format!(" (the damaged manifest is kept as {})", damaged.display())
+                } else {
+                    String::new()
+                }
+            ));
+            Ok(None)
+        }
+    }
+}
