@@ -112,7 +112,7 @@ fn prepare(options: &RunOptions) -> (Arc<RunPlan>, RunFolder) {
     let out = options.out.as_ref().expect("an output folder");
     let folder = RunFolder::create(out).expect("a run folder");
     folder
-        .write("manifest.json", &plan.manifest.to_string())
+        .write_manifest(&plan.manifest)
         .expect("the manifest is written");
     (plan, folder)
 }

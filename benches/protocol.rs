@@ -20,9 +20,9 @@ mod side_by_side;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use mcpick::load::Workspace;
-use mcpick::mcp::jsonrpc::Message;
-use mcpick::mcp::server::Outbox;
-use mcpick::mcp::{McpServer, ServedTools, ServerConfig, Session};
+use mcpick::mcp::methods::answer;
+use mcpick::mcp::protocol::jsonrpc::Message;
+use mcpick::mcp::{McpServer, Outbox, ServedTools, ServerConfig, Session};
 use mcpick::model::Tool;
 use mcpick::registry::{ToolRegistry, compile_object_schema, example_instance};
 use rmcp::ServiceExt;
@@ -181,14 +181,14 @@ impl DirectSession {
         )
         .unwrap();
         let initialized = Message::parse(side_by_side::INITIALIZED.as_bytes()).unwrap();
-        direct.session.dispatch(initialized, &direct.outbox);
+        answer(&direct.session, initialized, &direct.outbox);
         direct
     }
 
     /// Decodes, dispatches and returns the answer, which these requests always get at once.
     fn answer(&mut self, request: &[u8]) -> String {
         let message = Message::parse(request).expect("the benchmark's requests are valid");
-        self.session.dispatch(message, &self.outbox);
+        answer(&self.session, message, &self.outbox);
         self.outgoing.try_recv().expect("answered without waiting")
     }
 }
@@ -232,7 +232,7 @@ fn dispatch(c: &mut Criterion) {
     let mut direct = DirectSession::open(Arc::clone(&server));
     let mcpick_on = |end: tokio::io::DuplexStream| {
         let (read, write) = tokio::io::split(end);
-        tokio::spawn(mcpick::mcp::stdio::serve_stream(
+        tokio::spawn(mcpick::mcp::transport::stdio::serve_stream(
             Arc::clone(&server),
             read,
             write,
@@ -301,7 +301,7 @@ async fn one_trial_session(server: &Arc<McpServer>, peer: Peer, legacy: bool) {
     match peer {
         Peer::Mcpick => {
             let (read, write) = tokio::io::split(server_end);
-            tokio::spawn(mcpick::mcp::stdio::serve_stream(
+            tokio::spawn(mcpick::mcp::transport::stdio::serve_stream(
                 Arc::clone(server),
                 read,
                 write,

@@ -170,7 +170,7 @@ async fn start_mcpick_http() -> String {
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(mcpick::mcp::http::serve_http(
+    tokio::spawn(mcpick::mcp::transport::http::serve_http(
         server,
         listener,
         std::future::pending(),

@@ -175,8 +175,9 @@ pub struct ImportOptions {
     /// The toolset's name [default: the output file's name].
     #[arg(long)]
     pub name: Option<String>,
-    /// Which era of MCP to speak: probe 2026-07-28 with server/discover and fall back to the
-    /// initialize handshake (auto), 2026-07-28 only (modern), or the handshake only (legacy).
+    /// Which revision of MCP to speak: probe the stateless 2026-07-28 with server/discover and fall
+    /// back to the initialize handshake (auto), 2026-07-28 only (stateless), or the handshake only
+    /// (sessions). `modern` and `legacy` are accepted for the last two.
     #[arg(long, value_enum, default_value = "auto")]
     pub era: EraChoice,
 }
@@ -185,8 +186,10 @@ pub struct ImportOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EraChoice {
     Auto,
-    Modern,
-    Legacy,
+    #[value(alias = "modern")]
+    Stateless,
+    #[value(alias = "legacy")]
+    Sessions,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -7,33 +7,35 @@
 //! # Layout
 //!
 //! The layers and the path of one trial are drawn in `ARCHITECTURE.md`; no module imports one
-//! above it, and none imports `cli` but `commands`.
+//! above it, no file is in an import circle (`tests/house.rs`), and none imports `cli` but
+//! `commands`. Top to bottom:
 //!
 //! | module | owns |
 //! |---|---|
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing; seen by `commands` alone |
 //! | [`commands`] | each subcommand: turn its arguments into settings, call the library, print, pick the exit code |
-//! | [`settings`] | `RunSettings`: what a run is asked to do, resolved once from the command line or read back from a manifest |
-//! | [`report`] | `rebuild`: a run folder's records read once and handed to exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`) |
+//! | [`report`] | `rebuild`: a run folder's records read once; the report described once as sections of tables, lines and charts (`document`, `sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries; the statistics, one file per method (McNemar, bootstrap, logistic fit, repeats, power); two runs compared for a regression gate |
-//! | [`runner`] | the run plan (`plan/`: lanes, suites, manifest), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
-//! | [`record`] | the run folder: `StoredTrial` (one type, written and read), the trial key, the manifest read back, what `--resume` skips, which shard owns a trial, the merge of shards' folders |
-//! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated |
-//! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
-//! | [`load`] | reading files (`toolset/`, `suite/`, `variant`, `workspace/`), cross-checking them, diagnostics with file, line and column |
-//! | [`mcp`] | the MCP protocol: JSON-RPC frames, session state, the server's methods in both eras (2025-11-25 sessions, 2026-07-28 self-contained requests), stdio / HTTP / in-memory transports, the client |
+//! | [`runner`] | starting a run (`start`: new or resumed, shard, folder, manifest), the run plan (`plan/`: lanes, suites, exposures, the plan's manifest, the stored trial each planned trial will be), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
+//! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated; a live MCP server's tools snapshotted into a toolset (`live_server`) |
+//! | [`live_toolset`] | a toolset served live: the tools to serve (with the conformance fixtures if asked) and the watcher that reloads them when their files change |
+//! | [`record`] | the run folder's vocabulary: `StoredTrial` (made by the plan, filled by the runner, read by all) and its key, the typed `Manifest`, the folder's files, UTC stamps, what `--resume` skips, which shard owns a trial, the merge of shards' folders |
+//! | [`settings`] | `RunSettings`: what a run is asked to do, resolved once from the command line or read back from a manifest; `Price` |
 //! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`, which alone is given the answers); their settings (`BackendOptions`); provider tool-name mapping |
+//! | [`mcp`] | the MCP protocol in layers: `protocol` (frames, error codes, revisions, encoders) → `state` (server, sessions, served tools) → `methods` (one dispatcher for both revisions; the conformance fixtures) → `transport` (stdio, Streamable HTTP, in-memory); `client` beside them |
 //! | [`score`] | pure scoring: the outcome taxonomy, argument matching, BFCL's own checker (`bfcl/`), tallies with Wilson intervals |
+//! | [`load`] | reading files (`toolset/`, `suite/`, `variant`, `workspace/`), cross-checking them, diagnostics with file, line and column; the toolset a command names (`ToolsetTarget`) |
+//! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
 //! | [`gold_arguments`] | arguments that satisfy an expected call: what the oracle sends and what importers check answers with |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
-//! | [`retrieval`] | tokenising tool descriptions, TF-IDF similarity and BM25 ranking |
-//! | [`tool_exposure`] | the `--exposure` strategies (`flat`, `retrieve:R:K`, `search-tool`, `native-search`): names, parsing, labels |
-//! | [`tool_ranking`] | `ToolRanker`: ranking tools for a request (BM25 here, embeddings in `backend::EmbedBackend`), top K |
+//! | [`ranking`] | ranking tools for a request, in one place: the tokeniser, BM25 over the one tool document, TF-IDF similarity of descriptions, the request's text, `ToolRanker` and top K |
+//! | [`tool_exposure`] | the `--exposure` strategies (`flat`, `retrieve:R:K`, `search-tool`, `native-search`): names, parsing, labels, what a trial records of them |
 //! | [`catalogue`] | the models mcpick knows by name, their pinned PyPI sources and SHA-256s; the model directory; verified, resumable fetching with progress |
+//! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
+//! | [`observation`] | what a trial observed of the model (calls, their arguments, replies) and the view the scorer judges |
 //! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
 //! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
-//! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
 
 pub mod analysis;
@@ -49,6 +51,7 @@ pub mod interrupt;
 #[cfg(test)]
 mod json_strategy;
 pub mod lint;
+pub mod live_toolset;
 pub mod load;
 pub mod mcp;
 pub mod model;

@@ -239,7 +239,7 @@ fn bfcl_profile_agrees_with_bfcls_checker() {
 
 /// Whether mcpick's `bfcl` profile scores these replies correct.
 fn mcpick_valid(record: &Record, replies: &[Reply]) -> bool {
-    let calls = replies
+    let calls: Vec<ObservedCall> = replies
         .iter()
         .enumerate()
         .flat_map(|(reply, calls)| {

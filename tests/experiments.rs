@@ -434,10 +434,10 @@ fn exposure_strategies_are_series_and_paired_in_headless_chromium() {
             assert!(size.contains(&series), "{series} not drawn: {size:?}");
         }
     }
-    // Each strategy against flat, per backend, in the forest plot.
+    // Each strategy against flat, per backend, in the exposure section's forest plot.
     assert_eq!(series_of(&charts, "ab"), vec!["bm25", "oracle"]);
     let html = std::fs::read_to_string(&page).unwrap();
-    let forest = html.split("id=\"ab\"").nth(1).unwrap_or_default();
+    let forest = html.split("id=\"exposure\"").nth(1).unwrap_or_default();
     for strategy in ["retrieve:bm25:3", "search-tool:bm25:5"] {
         assert!(
             forest.contains(strategy),

@@ -201,3 +201,89 @@ fn a_resume_killed_as_it_starts_leaves_a_manifest_to_resume_from() {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+/// A manifest damaged from outside (cut short) strands no finished trial: `--resume` says the plan
+/// is lost and how to finish, naming the command the damaged text still holds; starting that command
+/// again with `--out` adopts the finished trials, runs only the missing ones and keeps the damaged
+/// manifest beside the new one. Another plan is never started into a folder that holds a run.
+#[test]
+fn a_damaged_manifest_strands_no_finished_trial() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("run");
+    let out_arg = out.to_str().unwrap();
+    let mcpick = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap()
+    };
+    let command = [
+        "run",
+        "tasks/travel.toml",
+        "--backend",
+        "bm25",
+        "--backend",
+        "random",
+        "--no-progress",
+        "--out",
+        out_arg,
+    ];
+    assert_eq!(mcpick(&command).status.code(), Some(0));
+    let trials = std::fs::read_to_string(out.join("trials.jsonl")).unwrap();
+    let all: Vec<&str> = trials.lines().collect();
+    let kept = all.len() / 3;
+    std::fs::write(out.join("trials.jsonl"), all[..kept].join("\n") + "\n").unwrap();
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    let damaged = &manifest[..manifest.len() / 3];
+    std::fs::write(out.join("manifest.json"), damaged).unwrap();
+
+    let resume = mcpick(&["run", "--resume", out_arg]);
+    let said = String::from_utf8_lossy(&resume.stdout);
+    assert_eq!(resume.status.code(), Some(2), "{said}");
+    assert!(said.contains("manifest.json is damaged"), "{said}");
+    assert!(said.contains(&format!("--out {out_arg}")), "{said}");
+    assert!(said.contains("tasks/travel.toml --backend bm25"), "{said}");
+
+    let again = mcpick(&command);
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{said}");
+    assert!(said.contains(&format!("{kept} already done")), "{said}");
+    assert!(said.contains("adopting the finished trials"), "{said}");
+    let finished = std::fs::read_to_string(out.join("trials.jsonl")).unwrap();
+    let keys: std::collections::HashSet<(String, String)> = finished
+        .lines()
+        .map(|line| {
+            let trial: Value = serde_json::from_str(line).unwrap();
+            (trial["task"].to_string(), trial["backend"].to_string())
+        })
+        .collect();
+    assert_eq!(finished.lines().count(), all.len());
+    assert_eq!(keys.len(), all.len(), "every trial once");
+    assert_eq!(
+        std::fs::read_to_string(out.join("manifest.json.damaged")).unwrap(),
+        damaged
+    );
+    assert!(
+        serde_json::from_str::<Value>(&std::fs::read_to_string(out.join("manifest.json")).unwrap())
+            .is_ok()
+    );
+
+    let other = mcpick(&[
+        "run",
+        "tasks/travel.toml",
+        "--backend",
+        "bm25",
+        "--no-progress",
+        "--out",
+        out_arg,
+    ]);
+    let said = String::from_utf8_lossy(&other.stdout);
+    assert_eq!(other.status.code(), Some(2), "{said}");
+    assert!(said.contains("holds a run of another plan"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("trials.jsonl")).unwrap(),
+        finished,
+        "a refused start changes nothing"
+    );
+}

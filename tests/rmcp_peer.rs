@@ -34,11 +34,11 @@ async fn in_process_session(negotiation: Negotiation) -> McpClient {
 async fn our_client_talks_to_an_rmcp_server_in_both_eras() {
     for (negotiation, era) in [
         (Negotiation::Auto, "2026-07-28"),
-        (Negotiation::Legacy, "2025-11-25"),
+        (Negotiation::Sessions, "2025-11-25"),
     ] {
         let client = in_process_session(negotiation).await;
         assert_eq!(client.protocol_version, era, "{negotiation:?}");
-        assert_eq!(client.is_modern(), era == "2026-07-28");
+        assert_eq!(client.is_stateless(), era == "2026-07-28");
 
         let tools = client.list_tools().await.unwrap();
         assert_eq!(tools.len(), 1);

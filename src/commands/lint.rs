@@ -1,9 +1,9 @@
 //! `mcpick lint`: resolve the toolset (and variant), lint it, print findings grouped by tool.
 
 use super::ExitStatus;
-use super::target::ToolsetTarget;
 use crate::cli::OutputFormat;
 use crate::lint::{LintSeverity, lint};
+use crate::load::ToolsetTarget;
 use std::io::Write;
 
 pub fn run_lint(

@@ -10,7 +10,6 @@ mod merge;
 mod models;
 mod run;
 mod serve;
-mod target;
 mod validate;
 
 use crate::cli::Command;
@@ -26,7 +25,6 @@ pub use merge::run_merge;
 pub use models::run_models;
 pub use run::{run_report, run_run, run_settings};
 pub use serve::run_serve;
-pub use target::ToolsetTarget;
 pub use validate::run_validate;
 
 /// How a command ended, mapped to the process exit code by `main`.

@@ -78,7 +78,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
             }
         }
         None => RunTarget::New {
-            settings: run_settings(&options),
+            settings: Box::new(run_settings(&options)),
             out: options.out.clone(),
         },
     };

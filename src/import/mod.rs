@@ -7,9 +7,11 @@
 //! import passes `mcpick validate` and the `oracle` backend scores 100% on it.
 //!
 //! `bfcl` reads the Berkeley Function Calling Leaderboard's single-turn files; `metatool` reads
-//! MetaTool's tool-selection CSV and tool descriptions. Neither reaches the network.
+//! MetaTool's tool-selection CSV and tool descriptions. Neither reaches the network. `live_server`
+//! is the other kind of import: a running MCP server's tools, snapshotted into a toolset.
 
 pub mod bfcl;
+pub mod live_server;
 pub mod metatool;
 
 use crate::model::ScoringProfile;

@@ -54,6 +54,24 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// A tool defined in code (a conformance fixture, the search tool): a name, a description and
+    /// an input schema, with no simulated behaviour and no source line.
+    pub fn in_code(name: &str, description: String, input_schema: Value) -> Tool {
+        Tool {
+            name: name.to_string(),
+            title: None,
+            description: Some(description),
+            input_schema,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            execution: None,
+            meta: None,
+            behavior: Behavior::default(),
+            line: None,
+        }
+    }
+
     /// The `properties` of the input schema, in written order.
     pub fn parameters(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.input_schema

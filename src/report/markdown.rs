@@ -1,15 +1,7 @@
-//! The experiment sections of `summary.md` (and of the terminal output): A/B verdicts (arms and
-//! exposure strategies), the exposure split, tools against tokens, the size
-//! sweep with its fitted sizes, position bias, and the most confused tool pairs with their lint
-//! findings. Text only; every number comes from `analysis`.
+//! The report in Markdown (`summary.md` and the terminal): tables as pipe tables under their
+//! captions, lines as lists; charts are the HTML page's.
 
-use super::Table;
-use crate::analysis::CONFUSED_PAIRS_SHOWN as CONFUSED_LIMIT;
-use crate::analysis::RunAnalysis;
-use crate::analysis::experiments::{
-    AbComparison, CountTokenEffect, ExposureSplit, SizeCurve, series_name,
-};
-use crate::score::Interval;
+use super::document::{Part, Section, Table};
 
 /// A Markdown table from a header and rows.
 pub fn markdown_table(table: &Table) -> String {
@@ -21,315 +13,27 @@ pub fn markdown_table(table: &Table) -> String {
     text
 }
 
-pub fn percent(interval: &Interval) -> String {
-    format!(
-        "{:.1}% [{:.1}, {:.1}]",
-        interval.estimate * 100.0,
-        interval.low * 100.0,
-        interval.high * 100.0
-    )
-}
-
-/// A p-value as people read one: four decimals, or an upper bound when it rounds to zero.
-pub fn p_value(p: f64) -> String {
-    if p < 1e-4 {
-        "< 0.0001".into()
-    } else {
-        format!("{p:.4}")
-    }
-}
-
-/// The A/B table: one row per backend and pair of arms.
-pub fn ab_table(comparisons: &[AbComparison]) -> Table {
-    let mut table = Table {
-        caption: "Description A/B (paired): right picks per arm with Wilson 95% intervals; difference B − A with a paired bootstrap 95% interval; McNemar's exact test on the discordant pairs".into(),
-        header: [
-            "backend", "A", "B", "pairs", "A right", "B right", "B − A [95% CI]", "only A / only B",
-            "McNemar p", "verdict", "tasks for 80% power",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: Vec::new(),
-    };
-    for c in comparisons {
-        let difference = c.difference.as_ref().map_or("–".into(), |d| {
-            format!(
-                "{:+.1} pp [{:+.1}, {:+.1}]",
-                d.difference * 100.0,
-                d.low * 100.0,
-                d.high * 100.0
-            )
-        });
-        table.rows.push(vec![
-            c.backend.clone(),
-            c.arm_a.clone(),
-            c.arm_b.clone(),
-            c.pairs.to_string(),
-            percent(&c.a),
-            percent(&c.b),
-            difference,
-            format!("{} / {}", c.mcnemar.only_a, c.mcnemar.only_b),
-            p_value(c.mcnemar.p_value),
-            c.verdict.sentence(&c.arm_a, &c.arm_b),
-            c.tasks_needed.map_or("–".into(), |n| n.to_string()),
-        ]);
-    }
-    table
-}
-
-/// The exposure comparison: each strategy against the first named, the same paired statistics and
-/// verdict wording as a description A/B test.
-pub fn exposure_ab_table(comparisons: &[AbComparison]) -> Table {
-    let mut table = ab_table(comparisons);
-    table.caption = "Exposure strategies (paired on the same trials): right picks per strategy with Wilson 95% intervals; difference B − A with a paired bootstrap 95% interval; McNemar's exact test on the discordant pairs".into();
-    table
-}
-
-/// Where each strategy's misses come from, per condition.
-pub fn split_table(splits: &[ExposureSplit]) -> Table {
-    let mut table = Table {
-        caption: "Exposure split, on tasks that expect a call: retrieval recall at K (a tool a right first pick may choose among the K shown) or how often a search surfaced one, right picks given it did, their product; searches per trial; mean prompt tokens against flat's in the same condition".into(),
-        header: [
-            "series", "N", "tool tasks", "right pick", "recall@K / found", "pick given found",
-            "product", "searches / trial", "prompt tokens", "flat's tokens",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: Vec::new(),
-    };
-    let or_dash = |interval: Option<&Interval>| interval.map_or("–".into(), percent);
-    for split in splits {
-        table.rows.push(vec![
-            series_name(&split.backend, &split.variant, &split.exposure),
-            split.size.to_string(),
-            split.pick.trials.to_string(),
-            percent(&split.pick),
-            or_dash(split.recall.as_ref().or(split.found.as_ref())),
-            or_dash(split.pick_given_found.as_ref()),
-            split
-                .product
-                .map_or("–".into(), |p| format!("{:.1}%", p * 100.0)),
-            format!("{:.2}", split.searches_per_trial),
-            format!("{:.0}", split.mean_input_tokens),
-            split
-                .flat_input_tokens
-                .map_or("–".into(), |t| format!("{t:.0}")),
-        ]);
-    }
-    table
-}
-
-/// Too many tools or too many tokens: the joint fit per backend and strategy.
-pub fn count_tokens_table(effects: &[CountTokenEffect]) -> Table {
-    let mut table = Table {
-        caption: "Tools or tokens (a sweep with several description arms): logistic fit of right picks on ln(tools shown) and ln(prompt tokens per request) together; each effect as the odds ratio of a right pick when that quantity doubles and the other is held, with a Wald 95% interval and p-value".into(),
-        header: ["series", "arms", "trials", "doubling the tools", "p", "doubling the tokens", "p", "r(ln N, ln T)"]
-            .map(String::from)
-            .to_vec(),
-        rows: Vec::new(),
-    };
-    let odds = |slope: f64, se: f64| {
-        let ln2 = std::f64::consts::LN_2;
-        format!(
-            "×{:.2} [{:.2}, {:.2}]",
-            (slope * ln2).exp(),
-            ((slope - 1.96 * se) * ln2).exp(),
-            ((slope + 1.96 * se) * ln2).exp()
-        )
-    };
-    for effect in effects {
-        let series = series_name(&effect.backend, "", &effect.exposure);
-        table.rows.push(match &effect.fit {
-            Some(fit) => vec![
-                series,
-                effect.arms.to_string(),
-                fit.trials.to_string(),
-                odds(fit.count_slope, fit.count_se),
-                p_value(fit.count_p),
-                odds(fit.token_slope, fit.token_se),
-                p_value(fit.token_p),
-                format!("{:.2}", fit.correlation),
-            ],
-            None => vec![
-                series,
-                effect.arms.to_string(),
-                "–".into(),
-                "cannot be told apart (tokens follow the tool count, or no finite fit)".into(),
-                "–".into(),
-                "–".into(),
-                "–".into(),
-                "–".into(),
-            ],
-        });
-    }
-    table
-}
-
-/// pass@k and consistency per arm, when the run has repeats.
-pub fn repeats_table(comparisons: &[AbComparison]) -> Option<Table> {
-    let mut rows = Vec::new();
-    for c in comparisons {
-        for (arm, agreement) in [(&c.arm_a, &c.repeats_a), (&c.arm_b, &c.repeats_b)] {
-            if let Some(a) = agreement {
-                rows.push(vec![
-                    c.backend.clone(),
-                    arm.clone(),
-                    a.tasks.to_string(),
-                    format!("{:.1}%", a.pass_at_k * 100.0),
-                    format!("{:.1}%", a.all_pass * 100.0),
-                    format!("{:.1}%", a.consistency * 100.0),
-                ]);
-            }
-        }
-    }
-    rows.dedup();
-    (!rows.is_empty()).then(|| Table {
-        caption: "Repeats: pass@k (right in at least one repeat), right in every repeat, and consistency (every repeat agrees)".into(),
-        header: ["backend", "arm", "tasks", "pass@k", "all k", "consistency"]
-            .map(String::from)
-            .to_vec(),
-        rows,
-    })
-}
-
-/// The sweep table: accuracy and prompt size per toolset size.
-pub fn size_table(curves: &[SizeCurve]) -> Table {
-    let mut table = Table {
-        caption: "Toolset-size sweep: right picks and full accuracy (tool + arguments) against the number of tools shown, with Wilson 95% intervals; mean prompt tokens".into(),
-        header: ["series", "N", "trials", "right pick", "tool + args", "tools shown", "prompt tokens"]
-            .map(String::from)
-            .to_vec(),
-        rows: Vec::new(),
-    };
-    for curve in curves {
-        for p in &curve.points {
-            table.rows.push(vec![
-                curve.series.clone(),
-                p.size.to_string(),
-                p.pick.trials.to_string(),
-                percent(&p.pick),
-                percent(&p.correct),
-                format!("{:.1}", p.mean_shown),
-                format!("{:.0}", p.mean_input_tokens),
-            ]);
-        }
-    }
-    table
-}
-
-/// The fitted sizes per series.
-pub fn fit_table(curves: &[SizeCurve]) -> Table {
-    let mut table = Table {
-        caption: "Logistic fit of right picks in log N: the N where accuracy falls to 90% and to 50% of its value at the smallest N (extrapolated beyond the largest N measured when marked *)".into(),
-        header: ["series", "fit", "accuracy at smallest N", "N at 90%", "N at 50%"]
-            .map(String::from)
-            .to_vec(),
-        rows: Vec::new(),
-    };
-    for curve in curves {
-        let largest = curve.points.iter().map(|p| p.size).max().unwrap_or(0);
-        let size = |n: Option<f64>| match n {
-            None => "not reached (accuracy does not fall)".to_string(),
-            Some(n) if n > f64::from(largest) => format!("{n:.0}*"),
-            Some(n) => format!("{n:.0}"),
-        };
-        let row = match &curve.fit {
-            Some(fit) => vec![
-                curve.series.clone(),
-                format!("logit p = {:.2} {:+.2}·ln N", fit.intercept, fit.slope),
-                format!(
-                    "{:.1}% at N={}",
-                    fit.accuracy_at_small_n * 100.0,
-                    fit.small_n
-                ),
-                size(fit.n_at_90_percent),
-                size(fit.n_at_50_percent),
-            ],
-            None => vec![
-                curve.series.clone(),
-                "no fit (fewer than two sizes, or no variation to fit)".into(),
-                "–".into(),
-                "–".into(),
-                "–".into(),
-            ],
-        };
-        table.rows.push(row);
-    }
-    table
-}
-
-/// Accuracy by gold position, per series.
-pub fn position_table(analysis: &RunAnalysis) -> Table {
-    let mut table = Table {
-        caption: "Position bias: right picks by the gold tool's 1-based position in the list shown"
-            .into(),
-        header: ["series", "position", "trials", "right pick"]
-            .map(String::from)
-            .to_vec(),
-        rows: Vec::new(),
-    };
-    for curve in &analysis.positions {
-        for (_, label, interval) in &curve.buckets {
-            table.rows.push(vec![
-                curve.series.clone(),
-                label.clone(),
-                interval.trials.to_string(),
-                percent(interval),
-            ]);
-        }
-    }
-    table
-}
-
-/// The pairs of tools that take each other's selections most, with the lint findings on them.
-pub fn confused_table(analysis: &RunAnalysis) -> Table {
-    let mut table = Table {
-        caption: format!(
-            "Most confused tool pairs per backend (expected → picked, both ways; top {CONFUSED_LIMIT}), with lint findings on either tool: the descriptions to fix first"
-        ),
-        header: ["backend", "tool A", "tool B", "A→B", "B→A", "lint"]
-            .map(String::from)
-            .to_vec(),
-        rows: Vec::new(),
-    };
-    for matrix in &analysis.confusions {
-        for (a, b, ab, ba) in matrix.confused_pairs.iter().take(CONFUSED_LIMIT) {
-            let lint = analysis
-                .lint_links
-                .get(&(a.clone(), b.clone()))
-                .map_or("–".into(), |f| f.join("; "));
-            table.rows.push(vec![
-                matrix.backend.clone(),
-                a.clone(),
-                b.clone(),
-                ab.to_string(),
-                ba.to_string(),
-                lint,
-            ]);
-        }
-    }
-    table
-}
-
-/// Discordant tasks listed by id, per comparison.
-pub fn discordant_lines(comparisons: &[AbComparison]) -> String {
+/// The sections, each under its heading; a section with nothing but charts is left out.
+pub fn markdown_sections(sections: &[Section]) -> String {
     let mut text = String::new();
-    for c in comparisons {
-        let list = |tasks: &[String]| {
-            if tasks.is_empty() {
-                "none".to_string()
-            } else {
-                tasks.join(", ")
-            }
-        };
-        text.push_str(&format!(
-            "- {}: only {} right: {}; only {} right: {}\n",
-            c.backend,
-            c.arm_a,
-            list(&c.only_a),
-            c.arm_b,
-            list(&c.only_b)
-        ));
+    for section in sections {
+        let written: Vec<String> = section.parts.iter().filter_map(markdown_part).collect();
+        if written.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("\n## {}\n\n", section.heading));
+        text.push_str(&written.join("\n"));
     }
     text
+}
+
+fn markdown_part(part: &Part) -> Option<String> {
+    match part {
+        Part::Table(table) => Some(format!("{}.\n\n{}", table.caption, markdown_table(table))),
+        Part::Lines { caption, lines } => {
+            let items: String = lines.iter().map(|l| format!("- {l}\n")).collect();
+            Some(format!("{caption}:\n\n{items}"))
+        }
+        Part::Chart(_) => None,
+    }
 }

@@ -1,8 +1,9 @@
 //! Rebuilding a run folder's outputs from its records: `trials.jsonl` read once into stored
-//! trials, `manifest.json` once, the lint findings on the toolsets the run used (read from
-//! `toolsets/` when the working directory has one), the summary cells and the analysis computed
-//! once, then every exporter's file written whole. `mcpick report` and the end of a run both call
-//! this, so they produce the same outputs.
+//! trials, `manifest.json` once, the lint findings on the toolsets the run used (the files the
+//! manifest recorded, each found where the run was started and taken only if its SHA-256 is still
+//! the recorded one, so a folder reports the same wherever it is rebuilt), the summary cells and the
+//! analysis computed once, then every exporter's file written whole. `mcpick report` and the end of
+//! a run both call this, so they produce the same outputs.
 
 use super::experiment_markdown;
 use super::exporters::{RunReport, all_exporters};
@@ -14,7 +15,7 @@ use crate::lint::lint;
 use crate::load::Workspace;
 use crate::record::{Manifest, StoredTrial, read_trials, write_whole};
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Rebuilds `trials.csv`, `trials.parquet`, `report.html`, `summary.md` and `summary.json` from the
 /// folder's records, and returns the summary as the terminal shows it (the table, its notes and the
@@ -23,7 +24,10 @@ use std::path::Path;
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     let stored = read_trials(folder)?;
     let manifest = Manifest::read(folder).ok();
-    let findings = toolset_findings(&stored.trials);
+    let (findings, unlinted) = match &manifest {
+        Some((manifest, _)) => toolset_findings(manifest, folder, &stored.trials),
+        None => (Vec::new(), Vec::new()),
+    };
     let analysis = analyse(
         &stored.trials,
         manifest
@@ -50,6 +54,11 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     if later_turn_fixed > 0 {
         text.push_str(&format!(
             "\n{later_turn_fixed} trial(s) scored by BFCL's rules failed on their first reply but pass with their later turns under mcpick's (`later_turn_fixed` in summary.json, per cell).\n"
+        ));
+    }
+    for file in &unlinted {
+        text.push_str(&format!(
+            "\nlint findings on {file} are left out of the report.\n"
         ));
     }
     match &analysis {
@@ -79,19 +88,28 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     Ok(report.summary_text)
 }
 
-/// The lint findings on every toolset and variant the trials name, as `toolsets/` defines them.
-fn toolset_findings(trials: &[StoredTrial]) -> Vec<ToolsetFinding> {
-    let toolsets_dir = Path::new("toolsets");
-    if !toolsets_dir.is_dir() {
-        return Vec::new();
+/// The lint findings on every toolset and variant the trials name, from the files the manifest
+/// recorded; with the files that could not be taken, and why.
+fn toolset_findings(
+    manifest: &Manifest,
+    folder: &Path,
+    trials: &[StoredTrial],
+) -> (Vec<ToolsetFinding>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut unlinted = Vec::new();
+    for (recorded, sha256) in &manifest.files {
+        match recorded_file(Path::new(recorded), sha256, folder) {
+            Ok(path) => found.push(path),
+            Err(why) => unlinted.push(format!("{recorded} ({why})")),
+        }
     }
-    let workspace = Workspace::load(&[toolsets_dir.to_path_buf()]);
+    let workspace = Workspace::load(&found);
     let names: BTreeSet<&str> = trials
         .iter()
         .flat_map(|r| [Some(r.toolset.as_str()), r.variant.as_deref()])
         .flatten()
         .collect();
-    names
+    let findings = names
         .iter()
         .filter_map(|name| {
             workspace
@@ -106,5 +124,29 @@ fn toolset_findings(trials: &[StoredTrial]) -> Vec<ToolsetFinding> {
                     finding,
                 })
         })
-        .collect()
+        .collect();
+    (findings, unlinted)
+}
+
+/// A file the manifest recorded, as it was: its path as recorded (relative to where the run was
+/// started: the working directory, or a folder above the run folder) holding the recorded SHA-256.
+fn recorded_file(recorded: &Path, sha256: &str, folder: &Path) -> Result<PathBuf, &'static str> {
+    let mut candidates = vec![recorded.to_path_buf()];
+    if recorded.is_relative()
+        && let Ok(folder) = folder.canonicalize()
+    {
+        candidates.extend(folder.ancestors().map(|above| above.join(recorded)));
+    }
+    let mut changed = false;
+    for candidate in candidates.iter().filter(|c| c.is_file()) {
+        if crate::hashing::file_sha256(candidate).is_ok_and(|sha| sha == sha256) {
+            return Ok(candidate.clone());
+        }
+        changed = true;
+    }
+    Err(if changed {
+        "it changed since the run"
+    } else {
+        "not found beside the run"
+    })
 }

@@ -3,7 +3,7 @@
 //! the experiments (A/B comparisons, size curves with their fits, gold positions, confusion).
 
 use super::Table;
-use super::markdown::percent;
+use super::tables::percent;
 use crate::analysis::RunAnalysis;
 use crate::analysis::summary::SummaryCell;
 use crate::score::Outcome;

@@ -1,13 +1,14 @@
-//! Running trials: the plan (`plan`) is resolved once; each suite's toolset is served by one
-//! `McpServer` (whose tools/list the first trial lists and the rest share, `ToolListing`); each trial
-//! (task × backend) opens a fresh MCP session on the in-memory transport,
-//! lets the backend take turns through its lane (`lane`: cache, rate limits, timeout, retries) —
-//! tool calls go through `tools/call`, results (including `isError` ones) go back to the model — up
-//! to a turn limit, then scores what happened. `schedule` runs the lanes concurrently, each in the
-//! order `prefix_order` gives (consecutive prompts sharing the longest prefix, which a local model's
-//! KV cache and providers' prompt caches reuse), and appends each trial as it finishes to the run
-//! folder (`record`), so a crash or Ctrl-C loses nothing finished. The runner writes records only;
-//! summaries and reports are `report`'s, built from the records.
+//! Running trials: a run is started (`start`: new or resumed, its shard, folder and manifest) and
+//! its plan (`plan`) resolved once; each suite's toolset is served by one `McpServer` (whose
+//! tools/list the first trial lists and the rest share, `ToolListing`); each trial (task × backend)
+//! opens a fresh MCP session on the in-memory transport, lets the backend take turns through its
+//! lane (`lane`: cache, rate limits, timeout, retries) — tool calls go through `tools/call`, results
+//! (including `isError` ones) go back to the model — up to a turn limit, then scores what happened,
+//! filling in the stored trial the plan made for it. `schedule` runs the lanes concurrently, each
+//! in the order `prefix_order` gives (consecutive prompts sharing the longest prefix, which a local
+//! model's KV cache and providers' prompt caches reuse), and appends each trial as it finishes to
+//! the run folder (`record`), so a crash or Ctrl-C loses nothing finished. The runner writes
+//! records only; summaries and reports are `report`'s, built from the records.
 
 mod batch;
 mod cache;

@@ -22,7 +22,7 @@ use std::time::SystemTime;
 pub enum RunTarget {
     /// A run of these settings, into `out` (default `reports/<UTC stamp>-<plan hash>`).
     New {
-        settings: RunSettings,
+        settings: Box<RunSettings>,
         out: Option<PathBuf>,
     },
     /// The run in `folder`, by the settings its manifest recorded; `budget`, if given, replaces
@@ -90,7 +90,7 @@ pub fn start_run(
             settings.budget = budget.or(settings.budget);
             (settings, Some(previous), Some(folder))
         }
-        RunTarget::New { settings, out } => (settings, None, out),
+        RunTarget::New { settings, out } => (*settings, None, out),
     };
     let resuming = previous.is_some();
     let plan = Arc::new(RunPlan::resolve(&settings).map_err(|e| StartError::Plan(e.0))?);

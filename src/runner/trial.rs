@@ -6,7 +6,7 @@ use super::lane::BackendLane;
 use super::sweep_tools::gold_position;
 use crate::backend::{BackendError, ChatMessage, TrialLabel, Turn};
 use crate::mcp::client::{ClientError, McpClient};
-use crate::mcp::duplex::connect_in_memory;
+use crate::mcp::transport::duplex::connect_in_memory;
 use crate::mcp::{McpServer, SEARCH_TOOL_NAME};
 use crate::model::{Role, Task, TaskInput};
 use crate::observation::{CallArguments, ObservedCall};

@@ -1,51 +1,55 @@
-//! Which era of MCP a connection speaks, and how the client finds out. `Negotiation::Auto` probes
-//! with `server/discover` first, as the official SDKs' `auto` modes do, and falls back to the
+//! Which revision of MCP a connection speaks, and how the client finds out. `Negotiation::Auto`
+//! probes with `server/discover` first, as the official SDKs' `auto` modes do, and falls back to the
 //! `initialize` handshake when the answer is not a usable `DiscoverResult` (an error, a 4xx, or on
-//! stdio no answer within `PROBE_TIMEOUT`); `Modern` pins 2026-07-28 without probing, `Legacy` never
-//! probes. In the modern era every request carries the version and the client's (empty)
-//! capabilities in `_meta`, and on HTTP its method, name and `x-mcp-header` arguments as headers.
+//! stdio no answer within `PROBE_TIMEOUT`); `Stateless` pins 2026-07-28 without probing, `Sessions`
+//! never probes. In the stateless revision every request carries the version and the client's
+//! (empty) capabilities in `_meta`, and on HTTP its method, name and `x-mcp-header` arguments as
+//! headers.
 
-use super::super::modern::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_VERSIONS};
 use super::ClientError;
+use crate::mcp::protocol::revision::{
+    META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, STATELESS_REVISIONS,
+};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 
 /// How long a stdio server may take to answer the `server/discover` probe before it is taken for
-/// a server of the earlier era (one that ignores a request it does not know before `initialize`).
+/// a server of the session revisions (one that ignores a request it does not know before `initialize`).
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
-/// How the client picks the era it speaks.
+/// How the client picks the revision it speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Negotiation {
     /// Probe `server/discover`; fall back to `initialize`.
     #[default]
     Auto,
-    /// 2026-07-28 without a probe (a server known to speak it, like mcpick's own).
-    Modern,
+    /// The stateless revision 2026-07-28 without a probe (a server known to speak it, like
+    /// mcpick's own).
+    Stateless,
     /// The `initialize` handshake and a session, as before 2026-07-28.
-    Legacy,
+    Sessions,
 }
 
-/// The era a connection settled on.
+/// The revision a connection settled on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Era {
     /// A session opened by `initialize`, at the version it agreed.
-    Legacy,
-    /// Self-contained requests at this version.
-    Modern(String),
+    Session,
+    /// Stateless requests at this version.
+    Stateless(String),
 }
 
 /// What the probe's answer means.
 pub enum ProbeVerdict {
-    Modern(String),
-    Legacy,
+    Stateless(String),
+    Session,
 }
 
-/// Reads a result to `server/discover`: modern if it names a modern version this client speaks.
+/// Reads a result to `server/discover`: stateless if it names a stateless revision this client speaks.
 pub fn classify_discover(result: &Value) -> ProbeVerdict {
     let spoken = result
         .get("supportedVersions")
@@ -53,24 +57,24 @@ pub fn classify_discover(result: &Value) -> ProbeVerdict {
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .find(|v| MODERN_VERSIONS.contains(v));
+        .find(|v| STATELESS_REVISIONS.contains(v));
     match spoken {
         Some(version) if result.get("capabilities").is_some_and(Value::is_object) => {
-            ProbeVerdict::Modern(version.to_string())
+            ProbeVerdict::Stateless(version.to_string())
         }
-        _ => ProbeVerdict::Legacy,
+        _ => ProbeVerdict::Session,
     }
 }
 
 /// Reads an error answer to `server/discover`. Errors that say the server is there but does not
-/// speak the modern era mean legacy; authentication failures and server faults are reported, not
+/// speak the stateless revision mean a session one; authentication failures and server faults are reported, not
 /// guessed.
 pub fn classify_probe_error(
     error: ClientError,
     on_stdio: bool,
 ) -> Result<ProbeVerdict, ClientError> {
     match error {
-        ClientError::Rpc { .. } => Ok(ProbeVerdict::Legacy),
+        ClientError::Rpc { .. } => Ok(ProbeVerdict::Session),
         ClientError::Http { status, .. } if status == 401 || status == 403 => {
             Err(ClientError::Http {
                 status,
@@ -78,14 +82,14 @@ pub fn classify_probe_error(
             })
         }
         ClientError::Http { status, .. } if (400..500).contains(&status) => {
-            Ok(ProbeVerdict::Legacy)
+            Ok(ProbeVerdict::Session)
         }
-        ClientError::Timeout(_) if on_stdio => Ok(ProbeVerdict::Legacy),
+        ClientError::Timeout(_) if on_stdio => Ok(ProbeVerdict::Session),
         other => Err(other),
     }
 }
 
-/// The `_meta` a modern request carries.
+/// The `_meta` a stateless request carries.
 pub fn request_meta(version: &str) -> Value {
     json!({
         META_PROTOCOL_VERSION: version,
@@ -94,7 +98,7 @@ pub fn request_meta(version: &str) -> Value {
     })
 }
 
-/// `params` with the modern `_meta` merged in (a `progressToken` already there is kept).
+/// `params` with the stateless `_meta` merged in (a `progressToken` already there is kept).
 pub fn with_meta(params: Option<Value>, version: &str) -> Value {
     let mut params = match params {
         Some(Value::Object(params)) => params,
@@ -107,7 +111,7 @@ pub fn with_meta(params: Option<Value>, version: &str) -> Value {
     Value::Object(params)
 }
 
-/// The headers a modern HTTP request repeats from its body: `Mcp-Method`, `Mcp-Name` for a call,
+/// The headers a stateless HTTP request repeats from its body: `Mcp-Method`, `Mcp-Name` for a call,
 /// and `Mcp-Param-{name}` for each argument the tool marks with `x-mcp-header`
 /// (`header_params`: argument → header name, from the tool's listing).
 pub fn standard_headers(
@@ -179,17 +183,20 @@ mod tests {
             json!({"supportedVersions": ["2026-07-28", "2025-11-25"], "capabilities": {}});
         assert!(matches!(
             classify_discover(&discovered),
-            ProbeVerdict::Modern(v) if v == "2026-07-28"
+            ProbeVerdict::Stateless(v) if v == "2026-07-28"
         ));
         let only_old = json!({"supportedVersions": ["2025-11-25"], "capabilities": {}});
-        assert!(matches!(classify_discover(&only_old), ProbeVerdict::Legacy));
+        assert!(matches!(
+            classify_discover(&only_old),
+            ProbeVerdict::Session
+        ));
         let refused = ClientError::Rpc {
             code: -32601,
             message: "no".into(),
         };
         assert!(matches!(
             classify_probe_error(refused, true),
-            Ok(ProbeVerdict::Legacy)
+            Ok(ProbeVerdict::Session)
         ));
         let not_found = ClientError::Http {
             status: 404,
@@ -197,7 +204,7 @@ mod tests {
         };
         assert!(matches!(
             classify_probe_error(not_found, false),
-            Ok(ProbeVerdict::Legacy)
+            Ok(ProbeVerdict::Session)
         ));
         let auth = ClientError::Http {
             status: 401,
@@ -207,13 +214,13 @@ mod tests {
         let slow = || ClientError::Timeout(PROBE_TIMEOUT);
         assert!(matches!(
             classify_probe_error(slow(), true),
-            Ok(ProbeVerdict::Legacy)
+            Ok(ProbeVerdict::Session)
         ));
         assert!(classify_probe_error(slow(), false).is_err());
     }
 
     #[test]
-    fn modern_requests_carry_meta_and_matching_headers() {
+    fn stateless_requests_carry_meta_and_matching_headers() {
         let params = with_meta(
             Some(
                 json!({"name": "t", "arguments": {"region": "Zürich", "n": 3}, "_meta": {"progressToken": 1}}),

@@ -16,13 +16,13 @@ pub(super) struct HttpLink {
 
 impl McpClient {
     /// POSTs one message and routes whatever comes back (JSON, or an SSE stream read to its end).
-    /// `modern_headers`: the headers of a 2026-07-28 request, which carries no session.
+    /// `stateless_headers`: the headers of a 2026-07-28 request, which carries no session.
     pub(super) async fn post(
         &self,
         link: &HttpLink,
         body: String,
         initializing: bool,
-        modern_headers: Option<Vec<(String, String)>>,
+        stateless_headers: Option<Vec<(String, String)>>,
     ) -> Result<(), ClientError> {
         let mut request = link
             .http
@@ -30,7 +30,7 @@ impl McpClient {
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .body(body);
-        if let Some(headers) = modern_headers {
+        if let Some(headers) = stateless_headers {
             for (name, value) in headers {
                 request = request.header(name, value);
             }
@@ -57,7 +57,7 @@ impl McpClient {
         }
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
-            // A modern server answers a refused request with a 4xx carrying its JSON-RPC error.
+            // A stateless server answers a refused request with a 4xx carrying its JSON-RPC error.
             if is_error_response(&body) {
                 route(body.as_bytes(), &self.pending, &self.notify_tx);
                 return Ok(());

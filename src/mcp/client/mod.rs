@@ -12,10 +12,8 @@ mod wire;
 
 pub use era::{Era, Negotiation, PROBE_TIMEOUT};
 
-use super::jsonrpc::{RequestId, encode_notification, encode_request};
-use super::modern::MODERN_VERSIONS;
-use super::server::LATEST_VERSION;
-use super::session::META_SERVER_INFO;
+use super::protocol::jsonrpc::{RequestId, encode_notification, encode_request};
+use super::protocol::revision::{LATEST_SESSION_REVISION, META_SERVER_INFO, STATELESS_REVISIONS};
 use era::{
     ProbeVerdict, classify_discover, classify_probe_error, header_params_of, standard_headers,
     with_meta,
@@ -68,7 +66,7 @@ pub struct McpClient {
     /// pinned without a probe).
     pub server_info: Value,
     pub era: Era,
-    /// The protocol version spoken: the one `initialize` agreed, or the modern one.
+    /// The protocol version spoken: the one `initialize` agreed, or the stateless one.
     pub protocol_version: String,
     /// Per tool, the arguments its listing marks `x-mcp-header` and their header names.
     header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
@@ -144,7 +142,7 @@ impl McpClient {
             client.notify_tx.clone(),
         ));
         let client = client.negotiate(negotiation).await?;
-        if client.is_modern() {
+        if client.is_stateless() {
             client.listen_for_changes();
         }
         Ok(client)
@@ -173,7 +171,7 @@ impl McpClient {
         let client = McpClient::unconnected(Link::Http(link), None)
             .negotiate(negotiation)
             .await?;
-        if client.is_modern() {
+        if client.is_stateless() {
             client.listen_for_changes();
         } else if let Link::Http(link) = &client.link {
             *lock(&link.protocol_version) = client
@@ -195,7 +193,7 @@ impl McpClient {
             notifications: tokio::sync::Mutex::new(notify_rx),
             notify_tx,
             server_info: Value::Null,
-            era: Era::Legacy,
+            era: Era::Session,
             protocol_version: String::new(),
             header_params: Mutex::default(),
             _child: child,
@@ -204,10 +202,10 @@ impl McpClient {
 
     /// Settles the era: a probe, a pin, or the handshake.
     async fn negotiate(mut self, negotiation: Negotiation) -> Result<McpClient, ClientError> {
-        let modern = MODERN_VERSIONS[0];
+        let stateless = STATELESS_REVISIONS[0];
         match negotiation {
-            Negotiation::Legacy => return self.initialize().await,
-            Negotiation::Modern => {}
+            Negotiation::Sessions => return self.initialize().await,
+            Negotiation::Stateless => {}
             Negotiation::Auto => {
                 let on_stdio = matches!(self.link, Link::Lines(_));
                 let wait = if on_stdio {
@@ -216,7 +214,7 @@ impl McpClient {
                     REQUEST_TIMEOUT
                 };
                 let answer = self
-                    .send_request("server/discover", None, Some(modern), wait)
+                    .send_request("server/discover", None, Some(stateless), wait)
                     .await;
                 let verdict = match answer {
                     Ok(result) => {
@@ -227,26 +225,26 @@ impl McpClient {
                     Err(error) => classify_probe_error(error, on_stdio)?,
                 };
                 match verdict {
-                    ProbeVerdict::Legacy => return self.initialize().await,
-                    ProbeVerdict::Modern(version) => {
+                    ProbeVerdict::Session => return self.initialize().await,
+                    ProbeVerdict::Stateless(version) => {
                         self.protocol_version = version.clone();
-                        self.era = Era::Modern(version);
+                        self.era = Era::Stateless(version);
                         return Ok(self);
                     }
                 }
             }
         }
-        self.protocol_version = modern.to_string();
-        self.era = Era::Modern(modern.to_string());
+        self.protocol_version = stateless.to_string();
+        self.era = Era::Stateless(stateless.to_string());
         Ok(self)
     }
 
     /// Whether the connection speaks the 2026-07-28 era.
-    pub fn is_modern(&self) -> bool {
-        matches!(self.era, Era::Modern(_))
+    pub fn is_stateless(&self) -> bool {
+        matches!(self.era, Era::Stateless(_))
     }
 
-    /// The server's name, from `initialize`'s `serverInfo` or a modern result's `_meta`.
+    /// The server's name, from `initialize`'s `serverInfo` or a stateless result's `_meta`.
     pub fn server_name(&self) -> Option<&str> {
         self.server_info
             .get("serverInfo")
@@ -257,7 +255,7 @@ impl McpClient {
 
     async fn initialize(mut self) -> Result<McpClient, ClientError> {
         let params = json!({
-            "protocolVersion": LATEST_VERSION,
+            "protocolVersion": LATEST_SESSION_REVISION,
             "capabilities": {},
             "clientInfo": { "name": "mcpick", "version": env!("CARGO_PKG_VERSION") },
         });
@@ -273,7 +271,7 @@ impl McpClient {
             ));
         }
         self.notify("notifications/initialized", None).await?;
-        self.era = Era::Legacy;
+        self.era = Era::Session;
         self.protocol_version = self.server_info["protocolVersion"]
             .as_str()
             .unwrap_or_default()
@@ -281,11 +279,11 @@ impl McpClient {
         Ok(self)
     }
 
-    /// Asks a modern server to announce tool-list changes (`subscriptions/listen`); they arrive
+    /// Asks a stateless server to announce tool-list changes (`subscriptions/listen`); they arrive
     /// through `next_notification`, as the earlier era's do. The listen is never answered while it
     /// is open, so nothing waits for it.
     pub fn listen_for_changes(&self) {
-        let Era::Modern(version) = &self.era else {
+        let Era::Stateless(version) = &self.era else {
             return;
         };
         let method = "subscriptions/listen";
@@ -342,7 +340,7 @@ impl McpClient {
                 None => break,
             }
         }
-        // A modern call repeats its `x-mcp-header` arguments as headers: remember which they are.
+        // A stateless call repeats its `x-mcp-header` arguments as headers: remember which they are.
         *lock(&self.header_params) = header_params_of(&tools).into_iter().collect();
         Ok(tools)
     }
@@ -365,30 +363,30 @@ impl McpClient {
             .flatten()
     }
 
-    /// The modern version requests carry in `_meta`, if the connection speaks that era.
-    fn modern_version(&self) -> Option<&str> {
+    /// The stateless version requests carry in `_meta`, if the connection speaks that revision.
+    fn stateless_version(&self) -> Option<&str> {
         match &self.era {
-            Era::Modern(version) => Some(version),
-            Era::Legacy => None,
+            Era::Stateless(version) => Some(version),
+            Era::Session => None,
         }
     }
 
     /// Sends a request and waits for its response.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
-        self.send_request(method, params, self.modern_version(), REQUEST_TIMEOUT)
+        self.send_request(method, params, self.stateless_version(), REQUEST_TIMEOUT)
             .await
     }
 
-    /// Sends a request — with the modern `_meta` and headers when `modern` names a version — and
+    /// Sends a request — with the stateless `_meta` and headers when `stateless` names a version — and
     /// waits up to `wait` for its response.
     async fn send_request(
         &self,
         method: &str,
         params: Option<Value>,
-        modern: Option<&str>,
+        stateless: Option<&str>,
         wait: Duration,
     ) -> Result<Value, ClientError> {
-        let params = match modern {
+        let params = match stateless {
             Some(version) => Some(with_meta(params, version)),
             None => params,
         };
@@ -399,7 +397,7 @@ impl McpClient {
         let sent = match &self.link {
             Link::Lines(outgoing) => outgoing.send(text).map_err(|_| ClientError::Closed),
             Link::Http(link) => {
-                let headers = modern.map(|version| {
+                let headers = stateless.map(|version| {
                     let tool = params
                         .as_ref()
                         .and_then(|p| p.get("name"))
@@ -445,7 +443,7 @@ impl McpClient {
         match &self.link {
             Link::Lines(outgoing) => outgoing.send(text).map_err(|_| ClientError::Closed),
             Link::Http(link) => {
-                let headers = self.modern_version().map(|version| {
+                let headers = self.stateless_version().map(|version| {
                     let mut headers = standard_headers(method, &Value::Null, None);
                     headers.push(("mcp-protocol-version".into(), version.to_string()));
                     headers

@@ -2,8 +2,8 @@
 //! notification queue), newline-delimited JSON read and written on byte streams, and the
 //! `text/event-stream` bodies of Streamable HTTP read event by event.
 
-use super::super::jsonrpc::{ErrorObject, Message, RequestId};
 use super::lock;
+use crate::mcp::protocol::jsonrpc::{ErrorObject, Message, RequestId};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 pub(super) type Pending =
     Arc<Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
 
-/// Whether an HTTP error body is a JSON-RPC error response (what a modern server sends with 4xx).
+/// Whether an HTTP error body is a JSON-RPC error response (what a stateless server sends with 4xx).
 pub(super) fn is_error_response(body: &str) -> bool {
     matches!(
         Message::parse(body.as_bytes()),

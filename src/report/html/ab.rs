@@ -4,22 +4,10 @@
 
 use super::escape;
 use super::svg::{coord, nice_ticks, open_chart, p_value_text, signed, signed_tick, truncate};
+use crate::report::document::ForestRow;
 use std::fmt::Write as _;
 
-/// `difference`, `low` and `high` are differences of proportions (0.05 = 5 percentage
-/// points), in whichever direction the caller computed them.
-pub struct AbComparison {
-    pub backend: String,
-    pub arm_a: String,
-    pub arm_b: String,
-    pub difference: f64,
-    pub low: f64,
-    pub high: f64,
-    pub p_value: f64,
-    pub verdict: String,
-}
-
-pub fn ab_section(comparisons: &[AbComparison]) -> String {
+pub fn ab_section(comparisons: &[ForestRow]) -> String {
     let mut out = String::from("<figure>\n");
     out.push_str(&forest_plot(comparisons));
     out.push_str(
@@ -30,7 +18,7 @@ pub fn ab_section(comparisons: &[AbComparison]) -> String {
     out
 }
 
-fn forest_plot(comparisons: &[AbComparison]) -> String {
+fn forest_plot(comparisons: &[ForestRow]) -> String {
     const WIDTH: f64 = 900.0;
     const LABEL_X: f64 = 10.0;
     const PLOT_LEFT: f64 = 290.0;

@@ -4,22 +4,14 @@
 
 use super::escape;
 use super::svg::{coord, open_chart, text_width, truncate};
+use crate::report::document::ConfusionCounts;
 use std::fmt::Write as _;
-
-/// `counts[i][j]` = how often `expected[i]` was the gold tool and `picked[j]` was called
-/// first. `picked` may include "(none)". Ragged or short rows count as zeros.
-pub struct Confusion {
-    pub backend: String,
-    pub expected: Vec<String>,
-    pub picked: Vec<String>,
-    pub counts: Vec<Vec<u64>>,
-}
 
 /// A heat map with more rows or columns than this stops being readable; the rest is
 /// reported as a count on the page instead of being drawn.
 const MAX_CONFUSION_TOOLS: usize = 25;
 
-pub fn confusion_section(confusions: &[Confusion]) -> String {
+pub fn confusion_section(confusions: &[ConfusionCounts]) -> String {
     let mut out = String::new();
     for confusion in confusions {
         let drawn = heat_map(confusion);
@@ -87,7 +79,7 @@ fn blue_shade(share: f64) -> String {
     )
 }
 
-fn heat_map(confusion: &Confusion) -> HeatMap {
+fn heat_map(confusion: &ConfusionCounts) -> HeatMap {
     const CELL: f64 = 28.0;
     const LABEL_CHARS: usize = 36;
     let expected = &confusion.expected;
@@ -301,8 +293,8 @@ fn heat_map(confusion: &Confusion) -> HeatMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::html::render;
     use crate::report::html::tests::{assert_clean, empty_page};
-    use crate::report::html::{ReportPage, render};
 
     #[test]
     fn confusion_matrix_is_capped_to_the_most_frequent_tools() {
@@ -318,8 +310,8 @@ mod tests {
                 row
             })
             .collect();
-        let page = ReportPage {
-            confusions: vec![Confusion {
+        let page = crate::report::html::page_parts::PageParts {
+            confusions: vec![ConfusionCounts {
                 backend: "big".to_string(),
                 expected: tools,
                 picked,
@@ -327,7 +319,7 @@ mod tests {
             }],
             ..empty_page()
         };
-        let html = render(&page);
+        let html = render(&page.build());
         assert_clean(&html);
         let cells = html.matches("<rect data-series=\"big\"").count();
         assert_eq!(cells, MAX_CONFUSION_TOOLS * MAX_CONFUSION_TOOLS);

@@ -4,23 +4,8 @@
 
 use super::escape;
 use super::svg::{DASHES, PALETTE, coord, open_chart, percent, text_width, tick_label, truncate};
+use crate::report::document::{Curve, CurveKind};
 use std::fmt::Write as _;
-
-/// One line on an accuracy chart. `series` is a backend name or "backend / variant".
-pub struct SizeCurve {
-    pub series: String,
-    pub points: Vec<CurvePoint>,
-}
-
-/// `estimate`, `low` and `high` are proportions in [0, 1]; `x` is the toolset size or the
-/// gold position, depending on the chart.
-pub struct CurvePoint {
-    pub x: f64,
-    pub estimate: f64,
-    pub low: f64,
-    pub high: f64,
-    pub trials: u64,
-}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum XScale {
@@ -48,7 +33,7 @@ enum YScale {
     Tokens,
 }
 
-pub struct CurveAxis {
+struct CurveAxis {
     kind: &'static str,
     title: &'static str,
     x_title: &'static str,
@@ -60,7 +45,7 @@ pub struct CurveAxis {
 
 const PICK_TITLE: &str = "accuracy (first call is the gold tool)";
 
-pub const SIZE_AXIS: CurveAxis = CurveAxis {
+const SIZE_AXIS: CurveAxis = CurveAxis {
     kind: "size",
     title: "Accuracy vs toolset size",
     x_title: "toolset size N (log scale)",
@@ -72,7 +57,7 @@ pub const SIZE_AXIS: CurveAxis = CurveAxis {
     y: YScale::Proportion,
 };
 
-pub const TOKENS_AXIS: CurveAxis = CurveAxis {
+const TOKENS_AXIS: CurveAxis = CurveAxis {
     kind: "tokens",
     title: "Prompt tokens vs toolset size",
     x_title: "toolset size N (log scale)",
@@ -84,7 +69,7 @@ pub const TOKENS_AXIS: CurveAxis = CurveAxis {
     y: YScale::Tokens,
 };
 
-pub const POSITION_AXIS: CurveAxis = CurveAxis {
+const POSITION_AXIS: CurveAxis = CurveAxis {
     kind: "position",
     title: "Accuracy by gold position",
     x_title: "position of the gold tool in the list (1 = first)",
@@ -105,7 +90,17 @@ struct PlottedPoint {
     trials: u64,
 }
 
-pub fn curve_section(curves: &[SizeCurve], axis: &CurveAxis) -> String {
+/// The axes a curve chart of `kind` is drawn on.
+fn axis(kind: CurveKind) -> &'static CurveAxis {
+    match kind {
+        CurveKind::Size => &SIZE_AXIS,
+        CurveKind::Tokens => &TOKENS_AXIS,
+        CurveKind::Position => &POSITION_AXIS,
+    }
+}
+
+pub fn curve_section(curves: &[Curve], kind: CurveKind) -> String {
+    let axis = axis(kind);
     let (svg, skipped) = curve_chart(curves, axis);
     let mut out = String::from("<figure>\n");
     out.push_str(&svg);
@@ -124,7 +119,7 @@ pub fn curve_section(curves: &[SizeCurve], axis: &CurveAxis) -> String {
 }
 
 /// Draws accuracy curves with bands; returns the SVG and how many points could not be drawn.
-fn curve_chart(curves: &[SizeCurve], axis: &CurveAxis) -> (String, usize) {
+fn curve_chart(curves: &[Curve], axis: &CurveAxis) -> (String, usize) {
     const WIDTH: f64 = 900.0;
     const LEFT: f64 = 64.0;
     const RIGHT: f64 = 880.0;

@@ -3,12 +3,8 @@
 
 use super::escape;
 use super::svg::{PALETTE, coord, milliseconds, open_chart, tick_label, truncate};
+use crate::report::document::LatencySeries;
 use std::fmt::Write as _;
-
-pub struct LatencySeries {
-    pub series: String,
-    pub latencies_ms: Vec<f64>,
-}
 
 /// Latency axes are clamped to these powers of ten (1 µs to about 2.8 hours) so that an
 /// absurd value cannot make the tick loop run for thousands of decades.

@@ -9,10 +9,11 @@
 //! odd inputs (empty series, missing values, one point, hundreds of tools) give a page,
 //! not a panic.
 //!
-//! This file assembles the page: its sections and links, its style, the render check, and the
-//! escaping every piece of run text goes through. `table` writes the summary tables, `svg` holds
-//! the drawing primitives the charts share, and `curve`, `ab`, `confusion` and `latency` draw one
-//! kind of chart each.
+//! This file assembles the page from the report's sections (`report::document`): each section's
+//! tables, lines and charts in order, the links to them, the style, the render check, and the
+//! escaping every piece of run text goes through. `table` writes the tables, `svg` holds the drawing
+//! primitives the charts share, and `curve`, `ab`, `confusion` and `latency` draw one kind of chart
+//! each.
 
 use std::fmt::Write as _;
 
@@ -27,41 +28,26 @@ mod ab;
 mod confusion;
 mod curve;
 mod latency;
+#[cfg(test)]
+mod page_parts;
 mod svg;
 mod table;
 #[cfg(test)]
 mod tests;
 
-pub use ab::AbComparison;
-pub use confusion::Confusion;
-pub use curve::{CurvePoint, SizeCurve};
-pub use latency::LatencySeries;
-pub use table::Table;
-
+use super::document::{Chart, Part, Section};
 use ab::ab_section;
 use confusion::confusion_section;
-use curve::{POSITION_AXIS, SIZE_AXIS, TOKENS_AXIS, curve_section};
+use curve::curve_section;
 use latency::latency_section;
-use table::summary_section;
+use table::table_html;
 
 /// Everything one report page shows; built by the caller from a finished run.
 pub struct ReportPage {
     /// Page heading, e.g. "mcpick run 20261201T002437Z-dd692d5d".
     pub title: String,
-    /// Rendered as HTML tables, in order.
-    pub summary_tables: Vec<Table>,
-    /// Accuracy against toolset size, drawn on a logarithmic x axis; empty → section omitted.
-    pub size_curves: Vec<SizeCurve>,
-    /// Mean prompt tokens against toolset size (estimates only); empty → section omitted.
-    pub token_curves: Vec<SizeCurve>,
-    /// Accuracy by the gold tool's 1-based position in the list, drawn on a linear x axis.
-    pub position_curves: Vec<SizeCurve>,
-    /// A/B arm differences, drawn as a forest plot; empty → section omitted.
-    pub ab_comparisons: Vec<AbComparison>,
-    /// One heat map per backend; empty → section omitted.
-    pub confusions: Vec<Confusion>,
-    /// One box plot row per backend; empty → section omitted.
-    pub latencies: Vec<LatencySeries>,
+    /// In order; a section with no parts is left out, and so is its link.
+    pub sections: Vec<Section>,
     /// Pretty-printed run manifest, shown folded away at the end; empty → section omitted.
     pub manifest_json: String,
 }
@@ -74,65 +60,21 @@ pub fn render(page: &ReportPage) -> String {
         page.title.as_str()
     };
 
-    let mut sections: Vec<Section> = Vec::new();
-    if !page.summary_tables.is_empty() {
-        sections.push(Section {
-            id: "summary",
-            heading: "Summary",
-            body: summary_section(&page.summary_tables),
-        });
-    }
-    if !page.ab_comparisons.is_empty() {
-        sections.push(Section {
-            id: "ab",
-            heading: "A/B comparisons",
-            body: ab_section(&page.ab_comparisons),
-        });
-    }
-    if !page.size_curves.is_empty() {
-        sections.push(Section {
-            id: "size",
-            heading: "Accuracy vs toolset size",
-            body: curve_section(&page.size_curves, &SIZE_AXIS),
-        });
-    }
-    if !page.token_curves.is_empty() {
-        sections.push(Section {
-            id: "tokens",
-            heading: "Prompt tokens vs toolset size",
-            body: curve_section(&page.token_curves, &TOKENS_AXIS),
-        });
-    }
-    if !page.position_curves.is_empty() {
-        sections.push(Section {
-            id: "position",
-            heading: "Accuracy by gold position",
-            body: curve_section(&page.position_curves, &POSITION_AXIS),
-        });
-    }
-    if !page.confusions.is_empty() {
-        sections.push(Section {
-            id: "confusion",
-            heading: "Confusion",
-            body: confusion_section(&page.confusions),
-        });
-    }
-    if !page.latencies.is_empty() {
-        sections.push(Section {
-            id: "latency",
-            heading: "Latency",
-            body: latency_section(&page.latencies),
-        });
-    }
+    let mut sections: Vec<(&str, &str, String)> = page
+        .sections
+        .iter()
+        .filter(|section| !section.parts.is_empty())
+        .map(|section| (section.id, section.heading, section_body(section)))
+        .collect();
     if !page.manifest_json.trim().is_empty() {
-        sections.push(Section {
-            id: "manifest",
-            heading: "Manifest",
-            body: format!(
+        sections.push((
+            "manifest",
+            "Manifest",
+            format!(
                 "<details><summary>Run manifest (JSON)</summary><pre>{}</pre></details>\n",
                 escape(&page.manifest_json)
             ),
-        });
+        ));
     }
 
     let mut out = String::with_capacity(64 * 1024);
@@ -150,18 +92,15 @@ pub fn render(page: &ReportPage) -> String {
         out.push_str("<p class=\"note\">This run produced no tables or charts.</p>\n");
     } else {
         out.push_str("<nav>");
-        for section in &sections {
-            put!(out, "<a href=\"#{}\">{}</a>", section.id, section.heading);
+        for (id, heading, _) in &sections {
+            put!(out, "<a href=\"#{id}\">{heading}</a>");
         }
         out.push_str("</nav>\n");
     }
-    for section in &sections {
+    for (id, heading, body) in &sections {
         put!(
             out,
-            "<section id=\"{}\">\n<h2>{}</h2>\n{}</section>\n",
-            section.id,
-            section.heading,
-            section.body
+            "<section id=\"{id}\">\n<h2>{heading}</h2>\n{body}</section>\n"
         );
     }
     // Filled by the script below; a headless browser reads it to check the charts drew.
@@ -173,10 +112,35 @@ pub fn render(page: &ReportPage) -> String {
     out
 }
 
-struct Section {
-    id: &'static str,
-    heading: &'static str,
-    body: String,
+/// A section's parts, in order.
+fn section_body(section: &Section) -> String {
+    let mut body = String::new();
+    for part in &section.parts {
+        match part {
+            Part::Table(table) => body.push_str(&table_html(table)),
+            Part::Lines { caption, lines } => {
+                put!(body, "<p class=\"note\">{}:</p>\n<ul>\n", escape(caption));
+                for line in lines {
+                    put!(body, "<li>{}</li>\n", escape(line));
+                }
+                body.push_str("</ul>\n");
+            }
+            Part::Chart(Chart::Curves { kind, curves }) if !curves.is_empty() => {
+                body.push_str(&curve_section(curves, *kind));
+            }
+            Part::Chart(Chart::Forest(rows)) if !rows.is_empty() => {
+                body.push_str(&ab_section(rows));
+            }
+            Part::Chart(Chart::Confusion(maps)) if !maps.is_empty() => {
+                body.push_str(&confusion_section(maps));
+            }
+            Part::Chart(Chart::Latency(series)) if !series.is_empty() => {
+                body.push_str(&latency_section(series));
+            }
+            Part::Chart(_) => {}
+        }
+    }
+    body
 }
 
 const STYLE: &str = r#"

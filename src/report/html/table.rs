@@ -1,27 +1,12 @@
-//! The summary tables: each `Table` as an HTML table with its caption, a header cell for every
+//! The tables: each `Table` as an HTML table with its caption, a header cell for every
 //! column, short rows padded, and a column right-aligned as a whole when all its cells read as
 //! numbers.
 
 use super::escape;
+use crate::report::document::Table;
 use std::fmt::Write as _;
 
-/// A captioned table, the one shape every summary and experiment table takes (Markdown and HTML).
-#[derive(Debug, Clone)]
-pub struct Table {
-    pub caption: String,
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-pub fn summary_section(tables: &[Table]) -> String {
-    let mut out = String::new();
-    for table in tables {
-        out.push_str(&table_html(table));
-    }
-    out
-}
-
-fn table_html(table: &Table) -> String {
+pub fn table_html(table: &Table) -> String {
     let columns = table
         .rows
         .iter()

@@ -3,7 +3,11 @@
 //! also written out for the browser check. `empty_page` and `assert_clean` serve the heat map's
 //! tests too.
 
+use super::page_parts::PageParts;
 use super::*;
+use crate::report::document::{
+    ConfusionCounts, Curve, CurvePoint, ForestRow, LatencySeries, Table,
+};
 
 fn point(x: f64, estimate: f64, trials: u64) -> CurvePoint {
     CurvePoint {
@@ -19,8 +23,8 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
-fn sample_page() -> ReportPage {
-    ReportPage {
+fn sample_page() -> PageParts {
+    PageParts {
         title: "mcpick run 20261201T002437Z-dd692d5d".to_string(),
         summary_tables: vec![
             Table {
@@ -50,7 +54,7 @@ fn sample_page() -> ReportPage {
             },
         ],
         size_curves: vec![
-            SizeCurve {
+            Curve {
                 series: "claude-sonnet".to_string(),
                 points: vec![
                     point(5.0, 0.95, 200),
@@ -58,7 +62,7 @@ fn sample_page() -> ReportPage {
                     point(500.0, 0.71, 200),
                 ],
             },
-            SizeCurve {
+            Curve {
                 series: "qwen <local> / \"tuned\"".to_string(),
                 points: vec![
                     point(5.0, 0.9, 200),
@@ -76,13 +80,13 @@ fn sample_page() -> ReportPage {
             },
         ],
         token_curves: vec![],
-        position_curves: vec![SizeCurve {
+        position_curves: vec![Curve {
             series: "claude-sonnet".to_string(),
             points: (1..=10)
                 .map(|p| point(p as f64, 0.92 - p as f64 * 0.02, 60))
                 .collect(),
         }],
-        ab_comparisons: vec![AbComparison {
+        ab_comparisons: vec![ForestRow {
             backend: "claude-sonnet".to_string(),
             arm_a: "plain descriptions".to_string(),
             arm_b: "rewritten descriptions".to_string(),
@@ -92,7 +96,7 @@ fn sample_page() -> ReportPage {
             p_value: 0.013,
             verdict: "B better".to_string(),
         }],
-        confusions: vec![Confusion {
+        confusions: vec![ConfusionCounts {
             backend: "claude-sonnet".to_string(),
             expected: strings(&["read_file", "write_file", "search <code>"]),
             picked: strings(&["read_file", "write_file", "search <code>", "(none)"]),
@@ -123,8 +127,8 @@ fn sample_page() -> ReportPage {
     }
 }
 
-pub fn empty_page() -> ReportPage {
-    ReportPage {
+pub fn empty_page() -> PageParts {
+    PageParts {
         title: String::new(),
         summary_tables: vec![],
         size_curves: vec![],
@@ -161,7 +165,7 @@ fn escape_handles_all_five_special_characters() {
 
 #[test]
 fn sample_page_has_one_chart_per_kind() {
-    let html = render(&sample_page());
+    let html = render(&sample_page().build());
     for (kind, expected) in [
         ("size", 1),
         ("position", 1),
@@ -179,7 +183,7 @@ fn sample_page_has_one_chart_per_kind() {
 #[test]
 fn every_series_name_is_tagged() {
     let page = sample_page();
-    let html = render(&page);
+    let html = render(&page.build());
     let names = page
         .size_curves
         .iter()
@@ -203,7 +207,7 @@ fn every_series_name_is_tagged() {
 
 #[test]
 fn untrusted_text_is_escaped() {
-    let html = render(&sample_page());
+    let html = render(&sample_page().build());
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"));
     assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"));
     assert!(html.contains("A &amp; B &lt; C &gt; D"));
@@ -215,7 +219,7 @@ fn untrusted_text_is_escaped() {
 
 #[test]
 fn sample_output_is_balanced_and_has_no_non_finite_numbers() {
-    let html = render(&sample_page());
+    let html = render(&sample_page().build());
     assert_clean(&html);
     // The missing point is reported, and numbers are right-aligned.
     assert!(html.contains("1 point with a missing value"));
@@ -257,7 +261,7 @@ fn sample_output_is_balanced_and_has_no_non_finite_numbers() {
 
 #[test]
 fn empty_page_renders_without_sections() {
-    let html = render(&empty_page());
+    let html = render(&empty_page().build());
     assert_clean(&html);
     assert!(html.contains("<h1>mcpick report</h1>"));
     assert!(!html.contains("<section"));
@@ -276,15 +280,15 @@ fn degenerate_inputs_do_not_panic() {
         rows: vec![vec![], strings(&["x", "1"])],
     }];
     page.size_curves = vec![
-        SizeCurve {
+        Curve {
             series: "empty".to_string(),
             points: vec![],
         },
-        SizeCurve {
+        Curve {
             series: "one".to_string(),
             points: vec![point(10.0, 0.5, 3)],
         },
-        SizeCurve {
+        Curve {
             series: "bad".to_string(),
             points: vec![
                 CurvePoint {
@@ -318,7 +322,7 @@ fn degenerate_inputs_do_not_panic() {
             ],
         },
     ];
-    page.position_curves = vec![SizeCurve {
+    page.position_curves = vec![Curve {
         series: "all missing".to_string(),
         points: vec![CurvePoint {
             x: f64::NAN,
@@ -329,7 +333,7 @@ fn degenerate_inputs_do_not_panic() {
         }],
     }];
     page.ab_comparisons = vec![
-        AbComparison {
+        ForestRow {
             backend: "zero".to_string(),
             arm_a: String::new(),
             arm_b: String::new(),
@@ -339,7 +343,7 @@ fn degenerate_inputs_do_not_panic() {
             p_value: 1.0,
             verdict: String::new(),
         },
-        AbComparison {
+        ForestRow {
             backend: "missing".to_string(),
             arm_a: "a".to_string(),
             arm_b: "b".to_string(),
@@ -351,13 +355,13 @@ fn degenerate_inputs_do_not_panic() {
         },
     ];
     page.confusions = vec![
-        Confusion {
+        ConfusionCounts {
             backend: "blank".to_string(),
             expected: vec![],
             picked: vec![],
             counts: vec![],
         },
-        Confusion {
+        ConfusionCounts {
             backend: "ragged".to_string(),
             expected: strings(&["a", "b", "c"]),
             picked: strings(&["a"]),
@@ -382,7 +386,7 @@ fn degenerate_inputs_do_not_panic() {
             latencies_ms: vec![0.0, -5.0, 1e-300, 1e300],
         },
     ];
-    let html = render(&page);
+    let html = render(&page.build());
     assert_clean(&html);
     assert_eq!(html.matches("data-chart=\"confusion\"").count(), 2);
     assert!(html.contains("no plottable points"));
@@ -395,11 +399,11 @@ fn degenerate_inputs_do_not_panic() {
         series: "same".to_string(),
         latencies_ms: vec![5.0; 4],
     }];
-    flat.position_curves = vec![SizeCurve {
+    flat.position_curves = vec![Curve {
         series: "p".to_string(),
         points: vec![point(1.0, 1.0, 1), point(1.0, 0.0, 1)],
     }];
-    assert_clean(&render(&flat));
+    assert_clean(&render(&flat.build()));
 }
 
 #[test]
@@ -409,5 +413,5 @@ fn sample_page_is_written_for_the_browser_check() {
     let path = std::env::var_os("HTML_REPORT_SAMPLE")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("mcpick-sample-report.html"));
-    std::fs::write(&path, render(&sample_page())).expect("write sample report");
+    std::fs::write(&path, render(&sample_page().build())).expect("write sample report");
 }

@@ -5,7 +5,7 @@
 
 use super::SuitePlan;
 use crate::backend::DEFAULT_SYSTEM_PROMPT;
-use crate::mcp::modern::MODERN_VERSIONS;
+use crate::mcp::STATELESS_REVISIONS;
 use crate::record::{LaneRecord, Manifest, SuiteRecord};
 use crate::settings::RunSettings;
 use serde_json::{Value, json};
@@ -68,7 +68,7 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
         files: parts.files,
         system_prompt: DEFAULT_SYSTEM_PROMPT.into(),
         // What the in-memory trial sessions speak (`mcp::duplex` pins it: no handshake per trial).
-        mcp_protocol_version: Some(MODERN_VERSIONS[0].into()),
+        mcp_protocol_version: Some(STATELESS_REVISIONS[0].into()),
         cache: parts.cache.map(|c| c.display().to_string()),
         trials: parts.trials,
         resumed: Vec::new(),

@@ -5,7 +5,7 @@
 //! guard (`Host: [::1]evil.example`, `localhost:evil`, a second `Host` naming another machine).
 //! Pure functions of the headers; the transport turns a refusal into its response.
 
-use super::server::SUPPORTED_VERSIONS;
+use crate::mcp::protocol::revision::SESSION_REVISIONS;
 use axum::http::{HeaderMap, StatusCode};
 
 /// Why a request is refused: its status and the plain-text reason.
@@ -20,12 +20,12 @@ const NOT_THIS_ORIGIN: Refusal = (
     "Forbidden: Origin is not this machine (DNS rebinding protection)",
 );
 
-/// The DNS-rebinding guard and the legacy era's protocol-version check, for every method on a
+/// The DNS-rebinding guard and the session revisions' protocol-version check, for every method on a
 /// session.
-pub fn guard(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn guard(headers: &HeaderMap) -> Result<(), Refusal> {
     guard_host(headers)?;
     if let Some(version) = single(headers, "mcp-protocol-version")?
-        && !SUPPORTED_VERSIONS.contains(&version)
+        && !SESSION_REVISIONS.contains(&version)
     {
         return Err((
             StatusCode::BAD_REQUEST,
@@ -35,9 +35,9 @@ pub fn guard(headers: &HeaderMap) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// The DNS-rebinding guard alone: what a modern request passes before its headers are checked
+/// The DNS-rebinding guard alone: what a stateless request passes before its headers are checked
 /// against its body.
-pub fn guard_host(headers: &HeaderMap) -> Result<(), Refusal> {
+pub(super) fn guard_host(headers: &HeaderMap) -> Result<(), Refusal> {
     match single(headers, "host")? {
         Some(host) if is_local_authority(host) => {}
         _ => return Err(NOT_THIS_HOST),
@@ -71,7 +71,7 @@ fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Ref
 
 /// `localhost`, `127.0.0.1` or `[::1]`, then nothing or `:` and a port number (RFC 3986's
 /// authority without user info, as `Host` carries it).
-pub fn is_local_authority(authority: &str) -> bool {
+pub(super) fn is_local_authority(authority: &str) -> bool {
     let (host, rest) = if authority.starts_with('[') {
         match authority.find(']') {
             Some(end) => authority.split_at(end + 1),
@@ -94,7 +94,7 @@ pub fn is_local_authority(authority: &str) -> bool {
 }
 
 /// An `Origin` (RFC 6454): `http` or `https`, `://`, a local authority, and nothing after it.
-pub fn is_local_origin(origin: &str) -> bool {
+pub(super) fn is_local_origin(origin: &str) -> bool {
     let Some((scheme, authority)) = origin.split_once("://") else {
         return false;
     };
@@ -104,7 +104,7 @@ pub fn is_local_origin(origin: &str) -> bool {
 
 /// Whether the one `Content-Type` is `application/json` (parameters such as `charset` allowed);
 /// `application/jsonp` or `application/json-patch+json` are other media types.
-pub fn is_json_body(headers: &HeaderMap) -> bool {
+pub(super) fn is_json_body(headers: &HeaderMap) -> bool {
     let Ok(Some(content_type)) = single(headers, "content-type") else {
         return false;
     };
@@ -113,7 +113,7 @@ pub fn is_json_body(headers: &HeaderMap) -> bool {
 }
 
 /// Whether some `Accept` header lists `media_type` (or `*/*`).
-pub fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
+pub(super) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
     headers
         .get_all("accept")
         .iter()

@@ -1,17 +1,14 @@
-//! `subscriptions/listen`, the 2026-07-28 way to hear that the tool list changed (it replaces the
-//! HTTP GET stream and session-wide `list_changed`). A listen request names the notifications it
-//! wants; the server acknowledges the subset it honours (here only `toolsListChanged`: this server
-//! has no prompts or resources), then tags every notification it sends with the listen request's id
-//! (`io.modelcontextprotocol/subscriptionId`) until the client goes away. The transports own the
-//! stream: HTTP answers with an SSE response per listen, stdio keeps the listens of its connection.
+//! What a `subscriptions/listen` request says and the messages its stream is made of — the 2026-07-28
+//! way to hear that the tool list changed (it replaces the HTTP GET stream and session-wide
+//! `list_changed`). A listen names the notifications it wants; the server acknowledges the subset it
+//! honours (here only `toolsListChanged`: this server has no prompts or resources), then tags every
+//! notification it sends with the listen request's id (`io.modelcontextprotocol/subscriptionId`).
+//! Following the changes is the method layer's (`methods::listen`).
 
 use super::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId, encode_notification, encode_result};
-use super::session::{McpServer, Outbox};
+use super::notifications::TOOLS_LIST_CHANGED;
+use super::revision::META_SUBSCRIPTION_ID;
 use serde_json::{Value, json};
-use std::sync::Arc;
-use tokio::sync::broadcast;
-
-pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// One client's open listen request.
 #[derive(Debug, Clone)]
@@ -60,10 +57,7 @@ impl Listen {
     /// The tool list changed, tagged with this listen's id; `None` if it was not asked for.
     pub fn list_changed(&self) -> Option<String> {
         self.tools_list_changed.then(|| {
-            encode_notification(
-                "notifications/tools/list_changed",
-                Some(&json!({ "_meta": self.tagged() })),
-            )
+            encode_notification(TOOLS_LIST_CHANGED, Some(&json!({ "_meta": self.tagged() })))
         })
     }
 
@@ -73,33 +67,5 @@ impl Listen {
             &self.id,
             &json!({ "resultType": "complete", "_meta": self.tagged() }),
         )
-    }
-}
-
-/// Sends `listen`'s stream to `outbox` — the acknowledgement, then each change — until the
-/// receiving end goes away or the server stops.
-pub async fn stream(server: Arc<McpServer>, listen: Listen, outbox: Outbox) {
-    let mut changes = server.subscribe_list_changed();
-    drop(server);
-    if outbox.send(listen.acknowledged()).is_err() {
-        return;
-    }
-    loop {
-        tokio::select! {
-            change = changes.recv() => match change {
-                Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                    if let Some(message) = listen.list_changed()
-                        && outbox.send(message).is_err()
-                    {
-                        return;
-                    }
-                }
-                Err(broadcast::error::RecvError::Closed) => {
-                    let _ = outbox.send(listen.closed());
-                    return;
-                }
-            },
-            () = outbox.closed() => return,
-        }
     }
 }

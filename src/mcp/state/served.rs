@@ -15,7 +15,7 @@ pub struct ServedTools {
     /// The whole single-page `tools/list` result, built once.
     full_list: String,
     pub generation: u64,
-    /// The conformance fixture tools among them (their calls run `fixtures`, not a behaviour).
+    /// The conformance fixture tools among them (their calls run a fixture, not a behaviour).
     fixture_names: HashSet<String>,
 }
 
@@ -37,7 +37,7 @@ impl ServedTools {
         })
     }
 
-    /// Adds the conformance suite's fixture tools (`fixtures::tools()`).
+    /// Adds the conformance suite's fixture tools (`mcp::fixtures::tools()`).
     pub fn with_fixtures(
         tools: Vec<Tool>,
         fixtures: Vec<Tool>,
@@ -134,24 +134,4 @@ fn list_result(tool_json: &[String], next_cursor: Option<&str>) -> String {
     }
     out.push('}');
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fixtures_are_known_by_the_names_they_were_added_with() {
-        let served =
-            ServedTools::with_fixtures(Vec::new(), super::super::fixtures::tools()).unwrap();
-        for tool in super::super::fixtures::tools() {
-            assert!(served.is_fixture(&tool.name), "{}", tool.name);
-        }
-        assert!(!served.is_fixture("get_weather"));
-        assert!(
-            !ServedTools::new(super::super::fixtures::tools())
-                .unwrap()
-                .is_fixture("test_simple_text")
-        );
-    }
 }

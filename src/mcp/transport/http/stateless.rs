@@ -1,19 +1,20 @@
 //! A 2026-07-28 request on Streamable HTTP: no session, its `MCP-Protocol-Version`, `Mcp-Method`,
 //! `Mcp-Name` and `Mcp-Param-*` headers checked against its body in the order the revision gives
 //! (`_meta` present, headers agreeing, version spoken, the tool's `x-mcp-header` parameters),
-//! answered by `modern::answer_modern` as JSON or, when notifications come first and for
+//! answered by `methods::answer_stateless` as JSON or, when notifications come first and for
 //! `subscriptions/listen`, as an SSE stream, and its errors given the revision's HTTP statuses (404
 //! for a method not found, 400 for the request errors).
 
-use super::http_response::{json_response, plain, stream_response};
-use super::input_required::MISSING_REQUIRED_CLIENT_CAPABILITY;
-use super::jsonrpc::{ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND, Message, encode_error};
-use super::modern::{
-    HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION, answer_modern, declared_version, request_meta,
+use super::response::{json_response, plain, stream_response};
+use crate::mcp::methods::answer_stateless;
+use crate::mcp::protocol::jsonrpc::{
+    ErrorObject, INVALID_PARAMS, METHOD_NOT_FOUND, Message, encode_error,
 };
-use super::server::name_excerpt;
-use super::session::McpServer;
-use super::subscriptions;
+use crate::mcp::protocol::revision::{
+    HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, NamedTarget, UNSUPPORTED_PROTOCOL_VERSION,
+    declared_version, name_excerpt, named_target, request_meta,
+};
+use crate::mcp::state::server::McpServer;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
@@ -26,7 +27,7 @@ use tokio::sync::mpsc;
 /// on a session of its own; errors carry the HTTP status the revision gives them. A call whose first
 /// message is its response is answered as JSON; one that sends notifications first, and every
 /// `subscriptions/listen`, as an SSE stream.
-pub(super) async fn handle_modern_post(
+pub(super) async fn handle_stateless_post(
     server: &Arc<McpServer>,
     headers: &HeaderMap,
     message: Message,
@@ -47,24 +48,21 @@ pub(super) async fn handle_modern_post(
         Err(error) if error.code == INVALID_PARAMS => return refuse(error),
         checked => checked,
     };
-    if let Err(error) = modern_headers_match(headers, &method, params.as_ref()) {
+    if let Err(error) = stateless_headers_match(headers, &method, params.as_ref()) {
         return refuse(error);
     }
     let meta = match meta {
         Ok(meta) => meta,
         Err(error) => return refuse(error),
     };
-    if method == "tools/call"
+    if named_target(&method) == Some(NamedTarget::Tool)
         && let Err(error) = param_headers_match(server, headers, params.as_ref())
     {
         return refuse(error);
     }
     let (outbox, mut replies) = mpsc::unbounded_channel::<String>();
-    let listen = answer_modern(server, id, method, params, meta, &outbox);
-    if let Some(listen) = listen {
-        tokio::spawn(subscriptions::stream(Arc::clone(server), listen, outbox));
-        return stream_response(None, replies);
-    }
+    answer_stateless(server, id, method, params, meta, None, &outbox);
+    // A listen keeps its own sender: the answer streams until the listen ends.
     drop(outbox);
     let Some(first) = replies.recv().await else {
         return plain(
@@ -78,12 +76,12 @@ pub(super) async fn handle_modern_post(
         // Progress and log notifications come before the result: a stream of its own.
         return stream_response(Some(first), replies);
     }
-    json_response(modern_status(&first), first, None)
+    json_response(stateless_status(&first), first, None)
 }
 
-/// The HTTP status of a modern reply: 404 for a method not found, 400 for the request errors
+/// The HTTP status of a stateless reply: 404 for a method not found, 400 for the request errors
 /// (`_meta`, version, headers, capabilities), 200 otherwise.
-fn modern_status(reply: &str) -> StatusCode {
+fn stateless_status(reply: &str) -> StatusCode {
     if !reply.contains("\"error\"") {
         return StatusCode::OK;
     }
@@ -107,9 +105,10 @@ fn modern_status(reply: &str) -> StatusCode {
     }
 }
 
-/// `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`) `Mcp-Name` must say what the body
+/// `MCP-Protocol-Version`, `Mcp-Method` and (for a request that names a tool) `Mcp-Name` must say
+/// what the body
 /// says. A body without `_meta` was already refused with `-32602`.
-fn modern_headers_match(
+fn stateless_headers_match(
     headers: &HeaderMap,
     method: &str,
     params: Option<&serde_json::Value>,
@@ -143,7 +142,7 @@ fn modern_headers_match(
         }
         None => return mismatch("Mcp-Method is missing".into()),
     }
-    if method == "tools/call" {
+    if named_target(method) == Some(NamedTarget::Tool) {
         let name = params.and_then(|p| p.get("name")).and_then(|n| n.as_str());
         let named = match headers.get("mcp-name").map(decoded_header) {
             None => return mismatch("Mcp-Name is missing".into()),

@@ -1,16 +1,16 @@
 //! The in-memory transport for in-process runs: a `tokio::io::duplex` pipe with the stdio transport's
 //! newline-delimited JSON on both ends, so the runner's calls take the same path as an outside client's.
 
-use super::client::{ClientError, McpClient, Negotiation};
-use super::server::McpServer;
 use super::stdio::serve_stream;
+use crate::mcp::client::{ClientError, McpClient, Negotiation};
+use crate::mcp::state::server::McpServer;
 use std::sync::Arc;
 
 /// Bytes buffered in each direction of the pipe.
 const PIPE_BYTES: usize = 256 * 1024;
 
 /// Starts a session of `server` on an in-memory pipe and returns a client connected to it. The
-/// client speaks 2026-07-28, which this server does: no handshake, no probe, so a trial's first
+/// client speaks the stateless revision 2026-07-28, which this server does: no handshake, no probe, so a trial's first
 /// message is its `tools/list`. The session ends when the client is dropped.
 pub async fn connect_in_memory(server: Arc<McpServer>) -> Result<McpClient, ClientError> {
     let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
@@ -21,7 +21,7 @@ pub async fn connect_in_memory(server: Arc<McpServer>) -> Result<McpClient, Clie
         }
     });
     let (client_read, client_write) = tokio::io::split(client_end);
-    McpClient::connect_lines_with(client_read, client_write, Negotiation::Modern).await
+    McpClient::connect_lines_with(client_read, client_write, Negotiation::Stateless).await
 }
 
 #[cfg(test)]

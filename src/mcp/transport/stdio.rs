@@ -3,13 +3,15 @@
 //! in-memory transport of in-process runs). Both parse and dispatch lines with the same functions
 //! (calls that wait run concurrently as tasks); one writer owns the output and writes one compact
 //! JSON object per line, flushing per burst. Nothing else is ever written to the output: logs go to
-//! stderr. A 2026-07-28 request is answered on its own; a `subscriptions/listen` stays open on the
-//! connection until cancelled, and tool-list changes reach a legacy session (once initialized) and
-//! each listen that asked.
+//! stderr. Every message goes to `methods::answer`, which answers a stateless request on its own and
+//! keeps a listen open on the connection until it is cancelled or the input ends; tool-list
+//! changes reach the connection's session once it is initialized.
 
-use super::jsonrpc::{Message, encode_error};
-use super::server::list_changed_notification;
-use super::session::{McpServer, Outbox, Session};
+use crate::mcp::methods::answer;
+use crate::mcp::protocol::jsonrpc::{ErrorObject, INVALID_REQUEST, Message, encode_error};
+use crate::mcp::protocol::notifications::tools_list_changed;
+use crate::mcp::state::server::McpServer;
+use crate::mcp::state::session::{Outbox, Session};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -31,6 +33,7 @@ const DRAIN_AFTER_EOF: Duration = Duration::from_secs(2);
 /// the reader thread itself.
 pub async fn serve_stdio(server: Arc<McpServer>) -> std::io::Result<()> {
     let session = Session::new(Arc::clone(&server));
+    let closing = Arc::clone(&session);
     let (outbox, outgoing) = mpsc::unbounded_channel::<String>();
     let writer = std::thread::spawn(move || write_stdout(outgoing));
     let notifier = tokio::spawn(forward_list_changed(
@@ -50,6 +53,7 @@ pub async fn serve_stdio(server: Arc<McpServer>) -> std::io::Result<()> {
     let result = finished.await.unwrap_or(Ok(()));
 
     notifier.abort();
+    closing.close();
     drop(outbox);
     let joined = tokio::time::timeout(
         DRAIN_AFTER_EOF,
@@ -123,18 +127,7 @@ fn handle_line(line: &[u8], session: &Arc<Session>, outbox: &Outbox) {
         return;
     }
     match Message::parse(text) {
-        // Dual era: a modern request is answered on its own, whatever the connection's session; a
-        // listen joins the connection's listens. Notifications (a cancel) go to the connection.
-        Ok(message)
-            if super::modern::speaks_modern(&message)
-                && matches!(message, Message::Request { .. }) =>
-        {
-            if let Some(listen) = super::modern::dispatch_modern(&session.server, message, outbox) {
-                let _ = outbox.send(listen.acknowledged());
-                session.add_listen(listen);
-            }
-        }
-        Ok(message) => session.dispatch(message, outbox),
+        Ok(message) => answer(session, message, outbox),
         Err(rejection) => {
             tracing::debug!("rejected input: {}", rejection.error.message);
             let _ = outbox.send(encode_error(rejection.id.as_ref(), &rejection.error));
@@ -143,8 +136,8 @@ fn handle_line(line: &[u8], session: &Arc<Session>, outbox: &Outbox) {
 }
 
 fn reject_oversized(outbox: &Outbox) {
-    let error = super::jsonrpc::ErrorObject::new(
-        super::jsonrpc::INVALID_REQUEST,
+    let error = ErrorObject::new(
+        INVALID_REQUEST,
         format!("Invalid Request: message longer than {MAX_LINE_BYTES} bytes"),
     );
     let _ = outbox.send(encode_error(None, &error));
@@ -168,6 +161,7 @@ where
     let result = read_lines(reader, &session, &outbox).await;
 
     notifier.abort();
+    session.close();
     drop(outbox);
     match tokio::time::timeout(DRAIN_AFTER_EOF, writer_task).await {
         Ok(Ok(written)) => written?,
@@ -245,8 +239,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     writer.shutdown().await.or(Ok(()))
 }
 
-/// Tells the connection each time the tool list changes: a legacy session once it is initialized,
-/// and each 2026-07-28 listen that asked, tagged with its id.
+/// Tells the connection's session each time the tool list changes, once it is initialized. (A
+/// stateless listen follows the changes on its own stream.)
 async fn forward_list_changed(
     session: Arc<Session>,
     mut changes: broadcast::Receiver<()>,
@@ -257,14 +251,10 @@ async fn forward_list_changed(
             // Several reloads in a burst still deserve one notification each; a lagged receiver
             // sends one for the lot, since the client re-lists anyway.
             Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                let mut messages = session.listen_notifications();
-                if session.protocol_version().is_some() {
-                    messages.push(list_changed_notification());
-                }
-                for message in messages {
-                    if outbox.send(message).is_err() {
-                        return;
-                    }
+                if session.protocol_version().is_some()
+                    && outbox.send(tools_list_changed()).is_err()
+                {
+                    return;
                 }
             }
             Err(broadcast::error::RecvError::Closed) => return,

@@ -1,7 +1,9 @@
 //! Which toolset a command means: a file path or a name in `toolsets/`, optionally overlaid by a
-//! variant (a file path or a name in `toolsets/variants/`). Shared by `lint` and `serve`.
+//! variant (a file path or a name in `toolsets/variants/`); the files behind it (what a live server
+//! watches) and the toolset they load to. Shared by `lint` and `serve`.
 
-use crate::load::{Diagnostic, Workspace};
+use super::diagnostic::Diagnostic;
+use super::workspace::Workspace;
 use crate::model::Toolset;
 use std::path::{Path, PathBuf};
 

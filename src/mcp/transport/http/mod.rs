@@ -1,19 +1,24 @@
-//! Streamable HTTP (MCP 2025-11-25) on one `/mcp` endpoint: POST carries client messages (a request
-//! is answered with JSON, or — for tools/call, whose progress and log notifications must come first —
-//! with an SSE stream that ends after the response); GET opens the session's stream for server
-//! notifications such as `tools/list_changed`; DELETE ends a session. Every request passes the
-//! header rules of `http_guard` (DNS rebinding, `Accept`, `Content-Type`, `MCP-Protocol-Version`)
-//! before any JSON is read, within the size and time bounds of `bounded_request`; sessions are
-//! capped at `MAX_SESSIONS`. The server takes an already-bound listener, so tests bind port 0.
+//! Streamable HTTP on one `/mcp` endpoint. For the session revisions (2025-11-25 and earlier): POST
+//! carries client messages (a request is answered with JSON, or — when the method layer says
+//! notifications may come first, `methods::may_notify_first` — with an SSE stream that ends after the
+//! response); GET opens the session's stream for server notifications such as `tools/list_changed`;
+//! DELETE ends a session. Stateless requests (2026-07-28) go to `stateless`. Every request passes the
+//! header rules of `guard` (DNS rebinding, `Accept`, `Content-Type`, `MCP-Protocol-Version`) before
+//! any JSON is read, within the size and time bounds of `bounded_request`; sessions are capped at
+//! `MAX_SESSIONS`; connections are accepted by `listener`, responses framed by `response`. The server
+//! takes an already-bound listener, so tests bind port 0.
 
-use super::http_guard::{accepts, guard, guard_host, is_json_body};
-use super::http_listener::serve_connections;
-use super::http_modern::handle_modern_post;
-use super::http_response::{json_response, plain, sse_response};
-use super::jsonrpc::{Message, encode_error};
-use super::modern::speaks_modern;
-use super::server::list_changed_notification;
-use super::session::{McpServer, Session};
+mod guard;
+mod listener;
+mod response;
+mod stateless;
+
+use crate::mcp::methods::{answer_on_session, may_notify_first};
+use crate::mcp::protocol::jsonrpc::{Message, encode_error};
+use crate::mcp::protocol::notifications::tools_list_changed;
+use crate::mcp::protocol::revision::speaks_stateless;
+use crate::mcp::state::server::McpServer;
+use crate::mcp::state::session::Session;
 // The same bound as a stdio line, so one message size works on both transports.
 use super::stdio::MAX_LINE_BYTES;
 use axum::Router;
@@ -22,6 +27,10 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
+use guard::{accepts, guard, guard_host, is_json_body};
+use listener::serve_connections;
+use response::{json_response, plain, sse_response};
+use stateless::handle_stateless_post;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -220,7 +229,7 @@ async fn forward_list_changed(
             Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
                 let stream = get_stream.lock().unwrap_or_else(|p| p.into_inner()).clone();
                 if let Some(stream) = stream {
-                    let _ = stream.send(list_changed_notification());
+                    let _ = stream.send(tools_list_changed());
                 }
             }
             Err(broadcast::error::RecvError::Closed) => return,
@@ -260,10 +269,10 @@ async fn handle_post(
     };
     let is_initialize =
         matches!(&message, Message::Request { method, .. } if method == "initialize");
-    // Dual era: a request that declares a modern version in `_meta`, or any request on no session
-    // but `initialize`, speaks 2026-07-28.
-    if speaks_modern(&message) || (!is_initialize && !headers.contains_key("mcp-session-id")) {
-        return handle_modern_post(&state.server, &headers, message).await;
+    // Both revisions: a request that declares a stateless version in `_meta`, or any request on
+    // no session but `initialize`, speaks 2026-07-28.
+    if speaks_stateless(&message) || (!is_initialize && !headers.contains_key("mcp-session-id")) {
+        return handle_stateless_post(&state.server, &headers, message).await;
     }
     if let Err((status, reason)) = guard(&headers) {
         return plain(status, reason);
@@ -277,11 +286,10 @@ async fn handle_post(
             Err(refused) => return refused,
         }
     };
-    let wants_stream =
-        matches!(&message, Message::Request { method, .. } if method == "tools/call");
+    let wants_stream = may_notify_first(&message);
     let is_request = matches!(message, Message::Request { .. });
     let (outbox, replies) = mpsc::unbounded_channel::<String>();
-    http_session.session.dispatch(message, &outbox);
+    answer_on_session(&http_session.session, message, &outbox);
     drop(outbox);
     if !is_request {
         return StatusCode::ACCEPTED.into_response();

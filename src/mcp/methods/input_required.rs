@@ -7,15 +7,12 @@
 //! tool sees the answers of its last round, checked for shape; what the client may be asked is
 //! bounded by the capabilities it declared in this very request.
 
-use super::jsonrpc::{ErrorObject, INVALID_PARAMS};
-use super::request_state::StatePayload;
-use super::session::ToolCall;
 use crate::hashing::sha256_hex;
+use crate::mcp::protocol::jsonrpc::{ErrorObject, INVALID_PARAMS};
+use crate::mcp::protocol::revision::MISSING_REQUIRED_CLIENT_CAPABILITY;
+use crate::mcp::state::request_state::StatePayload;
+use crate::mcp::state::session::ToolCall;
 use serde_json::{Map, Value, json};
-
-/// `MissingRequiredClientCapability`: the request cannot proceed without a capability the client
-/// did not declare (`data.requiredCapabilities`).
-pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 
 /// One thing to ask the client, under the key its answer comes back with.
 pub struct InputRequest {
@@ -27,11 +24,11 @@ pub struct InputRequest {
 /// The rounds of input a tool needs, each answered before the next is asked.
 pub struct Dialogue {
     pub rounds: Vec<Vec<InputRequest>>,
-    /// Whether a modern retry must bring back the `requestState` (always so past the first round).
+    /// Whether a stateless retry must bring back the `requestState` (always so past the first round).
     pub stateful: bool,
 }
 
-/// The `inputResponses` and `requestState` a modern retry carries, as the request had them.
+/// The `inputResponses` and `requestState` a stateless retry carries, as the request had them.
 #[derive(Debug, Default)]
 pub struct RoundInput {
     pub responses: Option<Value>,
@@ -77,8 +74,8 @@ impl Dialogue {
         tool: &str,
         arguments: &Map<String, Value>,
     ) -> Result<Map<String, Value>, Interim> {
-        if call.session.is_modern() {
-            self.gather_modern(call, input, tool, arguments)
+        if call.session.is_stateless() {
+            self.gather_stateless(call, input, tool, arguments)
         } else {
             self.gather_by_requests(call).await
         }
@@ -115,7 +112,7 @@ impl Dialogue {
 
     /// 2026-07-28: the answers travel in the retry; what is missing is asked for in an
     /// `input_required` result.
-    fn gather_modern(
+    fn gather_stateless(
         mut self,
         call: &ToolCall<'_>,
         input: &RoundInput,

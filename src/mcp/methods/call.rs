@@ -3,20 +3,23 @@
 //! failures are `isError: true` results the model can learn from (SEP-1303); only a missing or unknown
 //! tool is a JSON-RPC error (`-32602`), as the specification lists it among protocol errors.
 
-use super::ServedTools;
 use super::fixtures;
 use super::input_required::RoundInput;
-use super::jsonrpc::{ErrorObject, INVALID_PARAMS, RequestId, encode_error};
-use super::session::{Session, ToolCall};
-use super::tool_search::SEARCH_TOOL_NAME;
+use super::notify::progress;
+use crate::mcp::protocol::jsonrpc::{
+    ErrorObject, INVALID_PARAMS, RequestId, encode_error, params_object,
+};
+use crate::mcp::state::served::ServedTools;
+use crate::mcp::state::session::{Outbox, Session, ToolCall};
 use crate::model::{Response, fill_template};
 use crate::registry::RegisteredTool;
+use crate::tool_exposure::SEARCH_TOOL_NAME;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// A tools/call once its request is understood.
-pub enum CallPlan {
+enum CallPlan {
     /// The answer is known at once: an error, a validation failure, or a behaviour that needs no
     /// waiting. Answering inline spares a task spawn and a wake-up per call.
     Ready(String),
@@ -26,7 +29,7 @@ pub enum CallPlan {
 }
 
 /// A call that passed every check and still has to run.
-pub struct PendingCall {
+struct PendingCall {
     tools: Arc<ServedTools>,
     name: String,
     arguments: Map<String, Value>,
@@ -35,8 +38,36 @@ pub struct PendingCall {
     input: RoundInput,
 }
 
+/// Answers a `tools/call` on `outbox`: at once when no waiting is needed, otherwise on a task of its
+/// own, so a slow tool never blocks the session and can be cancelled by its id.
+pub(super) fn start(session: &Arc<Session>, id: RequestId, params: Option<Value>, outbox: Outbox) {
+    let pending = match plan_call(session, &id, params_object(params)) {
+        CallPlan::Ready(reply) => {
+            let _ = outbox.send(reply);
+            return;
+        }
+        CallPlan::Later(pending) => pending,
+    };
+    let session_for_task = Arc::clone(session);
+    let call_id = id.clone();
+    // Hold the lock across spawn and insert so a fast call cannot finish before it is registered.
+    let mut in_flight = session.in_flight();
+    let task = tokio::spawn(async move {
+        let session = session_for_task;
+        let call = ToolCall {
+            session: &session,
+            id: &call_id,
+            outbox: &outbox,
+        };
+        let reply = finish_call(call, pending).await;
+        session.in_flight().remove(&call_id);
+        let _ = outbox.send(reply);
+    });
+    in_flight.insert(id, task.abort_handle());
+}
+
 /// Checks a tools/call request and answers it if no waiting is needed.
-pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Value>) -> CallPlan {
+fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Value>) -> CallPlan {
     let invalid = |message: String| {
         CallPlan::Ready(encode_error(
             Some(id),
@@ -92,7 +123,7 @@ pub fn plan_call(session: &Session, id: &RequestId, mut params: Map<String, Valu
 }
 
 /// Runs a call that has to wait, and returns the encoded response.
-pub async fn finish_call(call: ToolCall<'_>, pending: Box<PendingCall>) -> String {
+async fn finish_call(call: ToolCall<'_>, pending: Box<PendingCall>) -> String {
     let PendingCall {
         tools,
         name,
@@ -119,7 +150,7 @@ pub async fn finish_call(call: ToolCall<'_>, pending: Box<PendingCall>) -> Strin
     let half = Duration::from_millis(latency_ms / 2);
     tokio::time::sleep(half).await;
     if let Some(token) = &progress_token {
-        call.progress(token, 1.0, Some(2.0), None);
+        progress(&call, token, 1.0, Some(2.0), None);
     }
     tokio::time::sleep(Duration::from_millis(latency_ms) - half).await;
     call.session

@@ -2,12 +2,12 @@
 //! trial's catalogue — every tool it would have listed flat — but lists only `search_tools`; a call
 //! ranks the catalogue for the query (`ToolRanker`), and the tools found join the listing at once,
 //! announced by `notifications/tools/list_changed` as any reload is, so they are callable in the same
-//! trial (the command layer, `call`, swaps the listing in). A search that matches nothing finds
-//! nothing and says so. The result names what was found
-//! in `structuredContent.tools`, which the runner records.
+//! trial (`methods::call` swaps the listing in). A search that matches nothing finds nothing and
+//! says so. The result names what was found in `structuredContent.tools`, which the runner records.
+//! The catalogue and what was found are the server's state, so the search lives here.
 
-use super::ServedTools;
-use crate::model::{Behavior, Tool};
+use super::served::ServedTools;
+use crate::model::Tool;
 use crate::ranking::{ToolRanker, top_k};
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
@@ -36,26 +36,20 @@ impl ToolSearch {
 
     /// The `search_tools` definition as listed.
     pub fn tool(&self) -> Tool {
-        Tool {
-            name: SEARCH_TOOL_NAME.into(),
-            title: Some("Search tools".into()),
-            description: Some(format!(
+        let mut tool = Tool::in_code(
+            SEARCH_TOOL_NAME,
+            format!(
                 "Search the tools this server can call by what you want to do. Returns up to {} matching tools and makes them callable; search first, then call a tool it found.",
                 self.results
-            )),
-            input_schema: json!({
+            ),
+            json!({
                 "type": "object",
                 "properties": {"query": {"type": "string", "description": "What you want to do, in a few words"}},
                 "required": ["query"],
             }),
-            output_schema: None,
-            annotations: None,
-            icons: None,
-            execution: None,
-            meta: None,
-            behavior: Behavior::default(),
-            line: None,
-        }
+        );
+        tool.title = Some("Search tools".into());
+        tool
     }
 
     /// The tools listed now: the search tool, then every tool found so far.

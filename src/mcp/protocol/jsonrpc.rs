@@ -172,6 +172,12 @@ pub fn encode_result(id: &RequestId, result: &Value) -> String {
     .unwrap_or_default()
 }
 
+/// A success response whose `result` is already JSON text (tools/list is serialised once).
+pub fn encode_raw_result(id: &RequestId, raw_result: &str) -> String {
+    let id = serde_json::to_string(id).unwrap_or_default();
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{raw_result}}}")
+}
+
 /// Encodes an error response; `id` is null when the request's id could not be read.
 pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> String {
     #[derive(Serialize)]

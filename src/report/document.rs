@@ -1,0 +1,106 @@
+//! The report as a document, in no format: sections, each holding its tables, lines of text and
+//! charts, in reading order. `sections` builds it once from the analysis; every exporter renders the
+//! same document in its format — Markdown (`summary.md`, the terminal) writes the tables and lines,
+//! HTML (`report.html`) the tables, lines and charts — so no experiment is listed twice.
+
+/// A captioned table, the one shape every summary and experiment table takes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub caption: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// One section of the report.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// The HTML anchor.
+    pub id: &'static str,
+    pub heading: &'static str,
+    pub parts: Vec<Part>,
+}
+
+/// What a section holds, in order.
+#[derive(Debug, Clone)]
+pub enum Part {
+    Table(Table),
+    /// A captioned list of lines (e.g. the tasks each arm alone got right).
+    Lines {
+        caption: String,
+        lines: Vec<String>,
+    },
+    Chart(Chart),
+}
+
+/// A chart, as data.
+#[derive(Debug, Clone)]
+pub enum Chart {
+    /// Lines with interval bands, over the axis `kind` names.
+    Curves { kind: CurveKind, curves: Vec<Curve> },
+    /// A forest plot of paired differences, one row per comparison.
+    Forest(Vec<ForestRow>),
+    /// One heat map per backend of the gold tool against the tool called first.
+    Confusion(Vec<ConfusionCounts>),
+    /// One box plot row per backend.
+    Latency(Vec<LatencySeries>),
+}
+
+/// What a curve chart plots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CurveKind {
+    /// Right picks against the number of tools shown (log axis).
+    Size,
+    /// Mean prompt tokens against the number of tools shown (log axis).
+    Tokens,
+    /// Right picks by the gold tool's 1-based position in the list (linear axis).
+    Position,
+}
+
+/// One line on a curve chart. `series` is a backend name or "backend / variant".
+#[derive(Debug, Clone)]
+pub struct Curve {
+    pub series: String,
+    pub points: Vec<CurvePoint>,
+}
+
+/// `estimate`, `low` and `high` are proportions in [0, 1] (or token means on a token chart); `x` is
+/// the toolset size or the gold position, depending on the chart.
+#[derive(Debug, Clone, Copy)]
+pub struct CurvePoint {
+    pub x: f64,
+    pub estimate: f64,
+    pub low: f64,
+    pub high: f64,
+    pub trials: u64,
+}
+
+/// One row of a forest plot: `difference`, `low` and `high` are differences of proportions
+/// (0.05 = 5 percentage points), B − A.
+#[derive(Debug, Clone)]
+pub struct ForestRow {
+    pub backend: String,
+    pub arm_a: String,
+    pub arm_b: String,
+    pub difference: f64,
+    pub low: f64,
+    pub high: f64,
+    pub p_value: f64,
+    pub verdict: String,
+}
+
+/// `counts[i][j]` = how often `expected[i]` was the gold tool and `picked[j]` was called first.
+/// `picked` may include "(none)". Ragged or short rows count as zeros.
+#[derive(Debug, Clone)]
+pub struct ConfusionCounts {
+    pub backend: String,
+    pub expected: Vec<String>,
+    pub picked: Vec<String>,
+    pub counts: Vec<Vec<u64>>,
+}
+
+/// The raw latencies of one backend's scored trials.
+#[derive(Debug, Clone)]
+pub struct LatencySeries {
+    pub series: String,
+    pub latencies_ms: Vec<f64>,
+}

@@ -1,0 +1,237 @@
+//! The report's sections, each experiment described once: its tables, the lines that name tasks,
+//! and its charts, in the order a reader wants them — the summary, description A/B, exposure
+//! strategies, toolset size, tools or tokens, confusion, latency. Built from the analysis and the
+//! trials; every exporter renders these same sections.
+
+use super::document::{
+    Chart, ConfusionCounts, Curve, CurveKind, CurvePoint, ForestRow, LatencySeries, Part, Section,
+    Table,
+};
+use super::tables::{
+    ab_table, confused_table, count_tokens_table, discordant_lines, exposure_ab_table, fit_table,
+    position_table, repeats_table, size_table, split_table,
+};
+use crate::analysis::RunAnalysis;
+use crate::analysis::experiments::{AbComparison, SizePoint};
+use crate::record::StoredTrial;
+use crate::score::Interval;
+
+/// The summary table as a section of its own (the page's first).
+pub fn summary_section(summary: Table) -> Section {
+    Section {
+        id: "summary",
+        heading: "Summary",
+        parts: vec![Part::Table(summary)],
+    }
+}
+
+/// Every experiment the run has, each as one section; none without an experiment.
+pub fn experiment_sections(analysis: &RunAnalysis) -> Vec<Section> {
+    [
+        ab_section(analysis),
+        exposure_section(analysis),
+        size_section(analysis),
+        count_tokens_section(analysis),
+        confusion_section(analysis),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Latency per backend, over its scored trials.
+pub fn latency_section(trials: &[StoredTrial]) -> Option<Section> {
+    let mut backends: Vec<&str> = trials.iter().map(|r| r.backend.as_str()).collect();
+    backends.sort_unstable();
+    backends.dedup();
+    let series: Vec<LatencySeries> = backends
+        .into_iter()
+        .map(|backend| LatencySeries {
+            series: backend.to_string(),
+            latencies_ms: trials
+                .iter()
+                .filter(|r| r.backend == backend && r.scored())
+                .map(|r| r.latency_ms)
+                .collect(),
+        })
+        .collect();
+    (!series.is_empty()).then(|| Section {
+        id: "latency",
+        heading: "Latency",
+        parts: vec![Part::Chart(Chart::Latency(series))],
+    })
+}
+
+fn ab_section(analysis: &RunAnalysis) -> Option<Section> {
+    if analysis.ab.is_empty() {
+        return None;
+    }
+    let mut parts = vec![
+        Part::Table(ab_table(&analysis.ab)),
+        discordant(&analysis.ab),
+    ];
+    parts.extend(repeats_table(&analysis.ab).map(Part::Table));
+    parts.push(Part::Chart(Chart::Forest(forest(&analysis.ab))));
+    Some(Section {
+        id: "ab",
+        heading: "Description A/B",
+        parts,
+    })
+}
+
+fn exposure_section(analysis: &RunAnalysis) -> Option<Section> {
+    if analysis.exposure_ab.is_empty() && analysis.exposure_splits.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if !analysis.exposure_ab.is_empty() {
+        parts.push(Part::Table(exposure_ab_table(&analysis.exposure_ab)));
+        parts.push(discordant(&analysis.exposure_ab));
+    }
+    if !analysis.exposure_splits.is_empty() {
+        parts.push(Part::Table(split_table(&analysis.exposure_splits)));
+    }
+    if !analysis.exposure_ab.is_empty() {
+        parts.push(Part::Chart(Chart::Forest(forest(&analysis.exposure_ab))));
+    }
+    Some(Section {
+        id: "exposure",
+        heading: "Exposure strategies",
+        parts,
+    })
+}
+
+fn size_section(analysis: &RunAnalysis) -> Option<Section> {
+    if analysis.sizes.is_empty() {
+        return None;
+    }
+    let point = |x: f64, i: &Interval| CurvePoint {
+        x,
+        estimate: i.estimate,
+        low: i.low,
+        high: i.high,
+        trials: i.trials,
+    };
+    // One chart line per sweep series, its points read off each size by `value`.
+    let sweep_lines = |value: &dyn Fn(&SizePoint) -> CurvePoint| {
+        analysis
+            .sizes
+            .iter()
+            .map(|c| Curve {
+                series: c.series.clone(),
+                points: c.points.iter().map(value).collect(),
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut parts = vec![
+        Part::Table(size_table(&analysis.sizes)),
+        Part::Table(fit_table(&analysis.sizes)),
+        Part::Table(position_table(analysis)),
+        Part::Chart(Chart::Curves {
+            kind: CurveKind::Size,
+            curves: sweep_lines(&|p| point(f64::from(p.size), &p.pick)),
+        }),
+    ];
+    // Tokens are drawn only when some backend reported any (offline baselines report none).
+    if analysis
+        .sizes
+        .iter()
+        .flat_map(|c| &c.points)
+        .any(|p| p.mean_input_tokens > 0.0)
+    {
+        parts.push(Part::Chart(Chart::Curves {
+            kind: CurveKind::Tokens,
+            curves: sweep_lines(&|p| CurvePoint {
+                x: f64::from(p.size),
+                estimate: p.mean_input_tokens,
+                low: p.mean_input_tokens,
+                high: p.mean_input_tokens,
+                trials: p.pick.trials,
+            }),
+        }));
+    }
+    let positions: Vec<Curve> = analysis
+        .positions
+        .iter()
+        .map(|c| Curve {
+            series: c.series.clone(),
+            points: c
+                .buckets
+                .iter()
+                .map(|(first, _, i)| point(f64::from(*first), i))
+                .collect(),
+        })
+        .collect();
+    if !positions.is_empty() {
+        parts.push(Part::Chart(Chart::Curves {
+            kind: CurveKind::Position,
+            curves: positions,
+        }));
+    }
+    Some(Section {
+        id: "size",
+        heading: "Toolset size",
+        parts,
+    })
+}
+
+fn count_tokens_section(analysis: &RunAnalysis) -> Option<Section> {
+    (!analysis.count_vs_tokens.is_empty()).then(|| Section {
+        id: "tools-or-tokens",
+        heading: "Tools or tokens",
+        parts: vec![Part::Table(count_tokens_table(&analysis.count_vs_tokens))],
+    })
+}
+
+fn confusion_section(analysis: &RunAnalysis) -> Option<Section> {
+    let confused = confused_table(analysis);
+    let mut parts = Vec::new();
+    if !confused.rows.is_empty() {
+        parts.push(Part::Table(confused));
+    }
+    if !analysis.confusions.is_empty() {
+        parts.push(Part::Chart(Chart::Confusion(
+            analysis
+                .confusions
+                .iter()
+                .map(|m| ConfusionCounts {
+                    backend: m.backend.clone(),
+                    expected: m.expected.clone(),
+                    picked: m.picked.clone(),
+                    counts: m.counts.clone(),
+                })
+                .collect(),
+        )));
+    }
+    (!parts.is_empty()).then_some(Section {
+        id: "confusion",
+        heading: "Confusion",
+        parts,
+    })
+}
+
+fn discordant(comparisons: &[AbComparison]) -> Part {
+    Part::Lines {
+        caption: "Discordant tasks".into(),
+        lines: discordant_lines(comparisons),
+    }
+}
+
+fn forest(comparisons: &[AbComparison]) -> Vec<ForestRow> {
+    comparisons
+        .iter()
+        .filter_map(|c| {
+            let d = c.difference.as_ref()?;
+            Some(ForestRow {
+                backend: c.backend.clone(),
+                arm_a: c.arm_a.clone(),
+                arm_b: c.arm_b.clone(),
+                difference: d.difference,
+                low: d.low,
+                high: d.high,
+                p_value: c.mcnemar.p_value,
+                verdict: c.verdict.sentence(&c.arm_a, &c.arm_b),
+            })
+        })
+        .collect()
+}
