@@ -241,6 +241,20 @@ mod tests {
         );
     }
 
+    /// A whole run folder written before a trial had one shape (commit 748a1c8: the tool-search
+    /// sweep the README reports) reads, and every line writes back byte for byte.
+    #[test]
+    fn a_trials_file_of_the_previous_format_reads_and_writes_back_the_same() {
+        let folder = std::path::Path::new("docs/runs/tool-search-local");
+        let stored = crate::record::read_trials(folder).unwrap();
+        assert_eq!((stored.trials.len(), stored.unreadable), (90, 0));
+        let text = std::fs::read_to_string(folder.join("trials.jsonl")).unwrap();
+        for (line, trial) in text.lines().zip(&stored.trials) {
+            assert_eq!(serde_json::to_string(trial).unwrap(), line);
+            assert_eq!(trial.shown_count, trial.tools_shown.len());
+        }
+    }
+
     #[test]
     fn a_trial_written_reads_back_as_itself() {
         let mut trial: StoredTrial = serde_json::from_str(FIRST_RELEASE_LINE).unwrap();
