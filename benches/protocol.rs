@@ -19,12 +19,13 @@
 mod side_by_side;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
+use mcpick::gold_arguments::example_instance;
 use mcpick::load::Workspace;
 use mcpick::mcp::methods::answer;
 use mcpick::mcp::protocol::jsonrpc::Message;
 use mcpick::mcp::{McpServer, Outbox, ServedTools, ServerConfig, Session};
 use mcpick::model::Tool;
-use mcpick::registry::{ToolRegistry, compile_object_schema, example_instance};
+use mcpick::registry::{ToolRegistry, compile_object_schema};
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use side_by_side::{

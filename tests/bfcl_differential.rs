@@ -271,6 +271,7 @@ fn mcpick_valid(record: &Record, replies: &[Reply]) -> bool {
                 .map(|(tool, _)| ExpectedCall {
                     tool,
                     args: BTreeMap::new(),
+                    refused: false,
                 })
                 .collect(),
         )

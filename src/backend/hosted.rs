@@ -14,6 +14,14 @@ use std::time::{Duration, SystemTime};
 /// manifest.
 pub const DEFAULT_SYSTEM_PROMPT: &str = "You are a helpful assistant with access to tools. When a tool fits the user's request, call it with the arguments the request gives. When no tool fits, answer in plain text without calling any tool.";
 
+/// The default system prompt, stating the date the suite's tools answer as of when it has one.
+pub fn default_system_prompt(today: Option<&str>) -> String {
+    match today {
+        Some(date) => format!("{DEFAULT_SYSTEM_PROMPT} Today is {date}."),
+        None => DEFAULT_SYSTEM_PROMPT.to_string(),
+    }
+}
+
 /// How to reach one hosted model.
 #[derive(Debug, Clone, Serialize)]
 pub struct HostedConfig {

@@ -22,7 +22,7 @@ pub use anthropic::AnthropicBackend;
 pub use batch_api::{BatchApi, BatchItem, BatchItemResult, BatchRequest, BatchState, ResultsAt};
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
-pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig};
+pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, default_system_prompt};
 pub use local::{LocalBackend, LocalMode, LocalSettings, Work, llama_backend};
 pub use openai::OpenAiBackend;
 pub use options::{BackendOptions, LocalOptions};

@@ -1,46 +1,77 @@
 //! `oracle`: the ceiling. It reads the task's expectation and makes exactly the expected calls — one
 //! step per turn for ordered tasks, the first alternative for any-of tasks, every call at once for
-//! all-of (parallel) tasks, nothing for no-call tasks — with the arguments `gold_arguments` builds
-//! from the task's matchers. If the oracle misses, the task's expectation cannot be met. Under a
-//! `search-tool` exposure it first searches for an expected tool that is not listed yet, by name.
+//! all-of (parallel) tasks, nothing for no-call tasks — with the arguments `gold_arguments::gold_call`
+//! finds: values the matchers accept, the tool's schema validates and its simulated behaviour does
+//! not refuse. Where there are none the plan is told which task and why (`validate` says so too),
+//! and the oracle sends its best guess. Under a `search-tool` exposure it first searches for an
+//! expected tool that is not listed yet, by name.
 //!
 //! It is the one backend that knows the answers: the plan hands it every arm's expectations
 //! (`OracleAnswers`) when it builds the lanes, and a turn carries only what a model may see plus
 //! the trial's label, by which the oracle looks its answer up.
 
 use super::{ChatMessage, Reply, ToolCallRequest, TrialLabel, Turn};
-use crate::gold_arguments::gold_arguments;
-use crate::model::{Expectation, ExpectedCall, Task};
+use crate::gold_arguments::{gold_arguments, gold_call};
+use crate::model::{Expectation, ExpectedCall, Task, Tool};
 use crate::observation::CallArguments;
 use crate::tool_exposure::SEARCH_TOOL_NAME;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Every trial's expectation, by suite, arm and task.
+/// Every trial's expectation and the arguments of each call it names, by suite, arm and task.
 #[derive(Debug, Default)]
-pub struct OracleAnswers(HashMap<(String, Option<String>, String), Expectation>);
+pub struct OracleAnswers(HashMap<(String, Option<String>, String), Answer>);
+
+#[derive(Debug)]
+struct Answer {
+    expectation: Expectation,
+    /// The arguments of each of `expectation.calls()`, in order.
+    arguments: Vec<Map<String, Value>>,
+}
 
 impl OracleAnswers {
-    /// The expectations of the tasks given with their suite and arm.
+    /// The answers to the tasks given with their suite, arm and the tools they are shown; and, for
+    /// each expected call no arguments can meet, a line naming the task and why.
     pub fn from_arms<'a>(
-        tasks: impl Iterator<Item = (&'a str, Option<&'a str>, &'a Task)>,
-    ) -> OracleAnswers {
-        OracleAnswers(
-            tasks
-                .map(|(suite, variant, task)| {
-                    let key = (
-                        suite.to_string(),
-                        variant.map(str::to_string),
-                        task.id.clone(),
-                    );
-                    (key, task.expectation.clone())
-                })
-                .collect(),
-        )
+        tasks: impl Iterator<Item = (&'a str, Option<&'a str>, &'a Task, &'a [Tool])>,
+    ) -> (OracleAnswers, Vec<String>) {
+        let mut unmet = Vec::new();
+        let answers = tasks
+            .map(|(suite, variant, task, tools)| {
+                let arguments = task
+                    .expectation
+                    .calls()
+                    .iter()
+                    .map(|call| match tools.iter().find(|t| t.name == call.tool) {
+                        Some(tool) => gold_call(call, tool).unwrap_or_else(|why| {
+                            unmet.push(format!(
+                                "task {suite}/{}: no call to {} meets its expectation: {why}",
+                                task.id, call.tool
+                            ));
+                            gold_arguments(&call.args, &tool.input_schema)
+                        }),
+                        None => gold_arguments(&call.args, &Value::Null),
+                    })
+                    .collect();
+                let key = (
+                    suite.to_string(),
+                    variant.map(str::to_string),
+                    task.id.clone(),
+                );
+                let answer = Answer {
+                    expectation: task.expectation.clone(),
+                    arguments,
+                };
+                (key, answer)
+            })
+            .collect();
+        unmet.sort();
+        unmet.dedup();
+        (OracleAnswers(answers), unmet)
     }
 
-    fn of(&self, trial: &TrialLabel<'_>) -> Option<&Expectation> {
+    fn of(&self, trial: &TrialLabel<'_>) -> Option<&Answer> {
         let key = (
             trial.suite.to_string(),
             trial.variant.map(str::to_string),
@@ -70,19 +101,20 @@ impl OracleBackend {
                     if calls.iter().any(|c| c.tool != SEARCH_TOOL_NAME))
             })
             .count();
-        // A trial the plan gave no answer for gets none: the oracle then abstains.
-        let next: &[ExpectedCall] =
-            match self.answers.of(&turn.trial).unwrap_or(&Expectation::NoCall) {
-                Expectation::NoCall => &[],
-                Expectation::Calls(steps) => steps
-                    .get(made)
-                    .map(std::slice::from_ref)
-                    .unwrap_or_default(),
-                Expectation::AnyOf(alternatives) if made == 0 => &alternatives[..1],
-                // Parallel calls: all of them in one reply, as a model answering in parallel does.
-                Expectation::AllOf(calls) if made == 0 => calls,
-                Expectation::AnyOf(_) | Expectation::AllOf(_) => &[],
-            };
+        // A trial the plan gave no answer for gets none: the oracle then abstains. `next` indexes
+        // the expectation's calls (and their arguments).
+        let answer = self.answers.of(&turn.trial);
+        let (calls, next): (&[ExpectedCall], Vec<usize>) = match answer.map(|a| &a.expectation) {
+            None | Some(Expectation::NoCall) => (&[], Vec::new()),
+            Some(Expectation::Calls(steps)) => (
+                steps,
+                (made < steps.len()).then_some(made).into_iter().collect(),
+            ),
+            Some(Expectation::AnyOf(alternatives)) if made == 0 => (alternatives, vec![0]),
+            // Parallel calls: all of them in one reply, as a model answering in parallel does.
+            Some(Expectation::AllOf(all)) if made == 0 => (all, (0..all.len()).collect()),
+            Some(Expectation::AnyOf(_) | Expectation::AllOf(_)) => (&[], Vec::new()),
+        };
         if next.is_empty() {
             return Reply {
                 text: Some("Done.".into()),
@@ -92,7 +124,11 @@ impl OracleBackend {
         // Under `search-tool` the expected tool may not be listed yet: the oracle searches for it by
         // its name, as a model that knew what it wanted would.
         let listed = |name: &str| turn.tools.iter().any(|t| t["name"] == name);
-        let missing: Vec<&ExpectedCall> = next.iter().filter(|c| !listed(&c.tool)).collect();
+        let missing: Vec<&ExpectedCall> = next
+            .iter()
+            .map(|&i| &calls[i])
+            .filter(|c| !listed(&c.tool))
+            .collect();
         if !missing.is_empty() && listed(SEARCH_TOOL_NAME) {
             let searched = turn.messages.len();
             return Reply {
@@ -118,18 +154,14 @@ impl OracleBackend {
         let calls = next
             .iter()
             .enumerate()
-            .map(|(i, expected)| {
-                let schema = turn
-                    .tools
-                    .iter()
-                    .find(|t| t["name"] == expected.tool.as_str())
-                    .map(|t| t["inputSchema"].clone())
-                    .unwrap_or(Value::Null);
-                ToolCallRequest {
+            .filter_map(|(i, &index)| {
+                let expected = &calls[index];
+                let arguments = answer?.arguments.get(index)?.clone();
+                Some(ToolCallRequest {
                     id: format!("call_{}", made + i + 1),
                     tool: expected.tool.clone(),
-                    arguments: CallArguments::Parsed(gold_arguments(&expected.args, &schema)),
-                }
+                    arguments: CallArguments::Parsed(arguments),
+                })
             })
             .collect();
         Reply {

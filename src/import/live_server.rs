@@ -5,8 +5,9 @@
 //! from that schema (a real mcpick toolset must answer with content matching it), or, when no
 //! instance can be built, an explicit error response that says to edit the file.
 
+use crate::gold_arguments::example_instance;
 use crate::mcp::client::{McpClient, Negotiation};
-use crate::registry::{compile_schema, example_instance};
+use crate::registry::compile_schema;
 use serde_json::{Value, json};
 
 /// Where the server is.

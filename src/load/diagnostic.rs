@@ -1,4 +1,5 @@
-//! A diagnostic: one problem in one file, with its position and a suggestion.
+//! A diagnostic: one problem in one file, with its position and a suggestion; and the nearest
+//! known name to a misspelt one, for the suggestion.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -86,4 +87,28 @@ impl fmt::Display for Diagnostic {
         }
         Ok(())
     }
+}
+
+/// The known name nearest to `name` by edit distance, if it is plausibly a typo.
+pub fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, k)| *d <= 3.max(k.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            current[j + 1] = (previous[j] + usize::from(ca != *cb))
+                .min(previous[j + 1] + 1)
+                .min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
 }

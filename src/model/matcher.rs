@@ -1,8 +1,13 @@
 //! Argument matchers: how a task says which argument values are acceptable, and how a behaviour rule
 //! says which calls it answers. Written as JSON/TOML values — a literal; a list of alternatives, where
-//! `""` means "may be omitted"; `{ regex }`; `{ approx, tolerance }`; or a table of nested matchers —
-//! and parsed once into this type so that matching is a cheap, pure function.
+//! `""` means "may be omitted"; `{ regex }`; `{ approx, tolerance }`; `{ exact }` (a string byte for
+//! byte); `{ unordered = [...] }` (an array holding one item per matcher, in any order);
+//! `{ contains = [...] }` (an array holding, among others, a distinct item per matcher); or a table
+//! of nested matchers — and parsed once into this type so that matching is a cheap, pure function.
+//! A task's matcher also carries how its strings compare (`Comparison`), set from the parameter's
+//! schema when the task is loaded.
 
+use super::comparison::Comparison;
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -12,6 +17,9 @@ use std::collections::BTreeMap;
 pub struct ArgMatcher {
     pub alternatives: Vec<Alternative>,
     pub may_omit: bool,
+    /// How listed strings compare with a sent one when a task is scored (`FreeText` until the
+    /// loader sets it from the parameter's schema).
+    pub comparison: Comparison,
 }
 
 /// One acceptable form of a value.
@@ -25,6 +33,12 @@ pub enum Alternative {
     Regex(Regex),
     /// A number within `tolerance` of `approx`.
     Approx { approx: f64, tolerance: f64 },
+    /// This string, byte for byte, whatever the parameter's comparison.
+    Exact(String),
+    /// An array with one item per matcher, in any order, and nothing else.
+    Unordered(Vec<ArgMatcher>),
+    /// An array holding a distinct item for each matcher; other items may come too.
+    Contains(Vec<ArgMatcher>),
 }
 
 /// Why a matcher could not be parsed; the loader adds the file and line.
@@ -40,6 +54,10 @@ pub enum MatcherError {
     MissingTolerance,
     #[error("`approx` and `tolerance` must be numbers, and `tolerance` must not be negative")]
     BadApprox,
+    #[error("`exact` must be a string")]
+    ExactNotString,
+    #[error("`{0}` must be a list of matchers, one per array item")]
+    ItemsNotList(&'static str),
 }
 
 impl ArgMatcher {
@@ -60,6 +78,7 @@ impl ArgMatcher {
         Ok(ArgMatcher {
             alternatives,
             may_omit,
+            comparison: Comparison::default(),
         })
     }
 
@@ -87,6 +106,28 @@ impl Alternative {
         let Value::Object(fields) = written else {
             return Ok(Alternative::Literal(written.clone()));
         };
+        if fields.len() == 1 {
+            if let Some(exact) = fields.get("exact") {
+                let text = exact.as_str().ok_or(MatcherError::ExactNotString)?;
+                return Ok(Alternative::Exact(text.to_string()));
+            }
+            for (key, build) in [
+                (
+                    "unordered",
+                    Alternative::Unordered as fn(Vec<ArgMatcher>) -> Alternative,
+                ),
+                ("contains", Alternative::Contains),
+            ] {
+                if let Some(items) = fields.get(key) {
+                    let items = items.as_array().ok_or(MatcherError::ItemsNotList(key))?;
+                    let items = items
+                        .iter()
+                        .map(ArgMatcher::parse)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    return Ok(build(items));
+                }
+            }
+        }
         if let (Some(pattern), 1) = (fields.get("regex"), fields.len()) {
             let pattern = pattern.as_str().ok_or(MatcherError::RegexNotString)?;
             return Regex::new(pattern).map(Alternative::Regex).map_err(|e| {
@@ -126,8 +167,56 @@ impl Alternative {
             Alternative::Approx { approx, tolerance } => value
                 .as_f64()
                 .is_some_and(|x| (x - approx).abs() <= *tolerance),
+            Alternative::Exact(text) => value.as_str() == Some(text),
+            Alternative::Unordered(items) => value.as_array().is_some_and(|values| {
+                values.len() == items.len()
+                    && distinct_items_match(items, values, &|m, v| m.accepts(v))
+            }),
+            Alternative::Contains(items) => value
+                .as_array()
+                .is_some_and(|values| distinct_items_match(items, values, &|m, v| m.accepts(v))),
         }
     }
+}
+
+/// Whether every matcher can be given an item of its own that it accepts (a bipartite matching of
+/// matchers to items, found by augmenting paths): what `unordered` and `contains` ask.
+pub fn distinct_items_match(
+    matchers: &[ArgMatcher],
+    values: &[Value],
+    accepts: &dyn Fn(&ArgMatcher, &Value) -> bool,
+) -> bool {
+    if matchers.len() > values.len() {
+        return false;
+    }
+    let fits: Vec<Vec<usize>> = matchers
+        .iter()
+        .map(|m| {
+            (0..values.len())
+                .filter(|&j| accepts(m, &values[j]))
+                .collect()
+        })
+        .collect();
+    let mut owner: Vec<Option<usize>> = vec![None; values.len()];
+    fn assign(
+        i: usize,
+        fits: &[Vec<usize>],
+        owner: &mut [Option<usize>],
+        seen: &mut [bool],
+    ) -> bool {
+        for &j in &fits[i] {
+            if seen[j] {
+                continue;
+            }
+            seen[j] = true;
+            if owner[j].is_none_or(|k| assign(k, fits, owner, seen)) {
+                owner[j] = Some(i);
+                return true;
+            }
+        }
+        false
+    }
+    (0..matchers.len()).all(|i| assign(i, &fits, &mut owner, &mut vec![false; values.len()]))
 }
 
 /// Accepts the given arguments against a set of matchers: every matcher's argument is present and
@@ -207,6 +296,24 @@ mod tests {
     }
 
     #[test]
+    fn exact_unordered_and_contains() {
+        let exact = matcher(json!({"exact": "/srv/files/x"}));
+        assert!(exact.accepts(&json!("/srv/files/x")) && !exact.accepts(&json!("srv/files/x")));
+        let any_order = matcher(json!({"unordered": ["a", "b", ["c", "C"]]}));
+        assert!(any_order.accepts(&json!(["C", "a", "b"])));
+        assert!(!any_order.accepts(&json!(["a", "b"])));
+        assert!(!any_order.accepts(&json!(["a", "b", "c", "d"])));
+        assert!(!any_order.accepts(&json!(["a", "a", "c"])), "one item each");
+        let some = matcher(json!({"contains": [{"oldText": "x"}, {"oldText": "y"}]}));
+        assert!(some.accepts(
+            &json!([{"oldText": "y", "newText": "1"}, {"oldText": "z"}, {"oldText": "x"}])
+        ));
+        assert!(!some.accepts(&json!([{"oldText": "x"}])));
+        // Only a one-key table is a matcher; a parameter named `exact` in an object stays a key.
+        assert!(matcher(json!({"exact": "a", "b": 1})).accepts(&json!({"exact": "a", "b": 1})));
+    }
+
+    #[test]
     fn malformed_matchers_are_errors_not_panics() {
         assert!(matches!(
             ArgMatcher::parse(&json!({"regex": "("})),
@@ -223,6 +330,14 @@ mod tests {
         assert_eq!(
             ArgMatcher::parse(&json!({"approx": 1, "tolerance": -1})).unwrap_err(),
             MatcherError::BadApprox
+        );
+        assert_eq!(
+            ArgMatcher::parse(&json!({"exact": 3})).unwrap_err(),
+            MatcherError::ExactNotString
+        );
+        assert_eq!(
+            ArgMatcher::parse(&json!({"unordered": "a"})).unwrap_err(),
+            MatcherError::ItemsNotList("unordered")
         );
     }
 }

@@ -3,11 +3,13 @@
 //! passed `load`'s checks, so later stages (registry, server, runner, scoring) can trust it. This module
 //! neither reads files nor reports errors; it only holds and matches.
 
+mod comparison;
 mod matcher;
 mod task;
 mod tool;
 
-pub use matcher::{Alternative, ArgMatcher, MatcherError};
+pub use comparison::{Comparison, classify, set_comparisons};
+pub use matcher::{Alternative, ArgMatcher, MatcherError, distinct_items_match};
 pub use task::{
     BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Suite, Task, TaskInput,
     TaskTool,

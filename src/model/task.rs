@@ -16,6 +16,8 @@ pub struct Suite {
     pub toolset: String,
     /// The scoring profile the suite asks for (`scoring` in the suite file; `mcp` by default).
     pub scoring: ScoringProfile,
+    /// The date the suite's tools answer as of (`today`), stated in the default system prompt.
+    pub today: Option<String>,
     pub tasks: Vec<Task>,
 }
 
@@ -37,6 +39,10 @@ pub struct Task {
     pub scoring: ScoringProfile,
     /// BFCL's own record of the task, for the `bfcl` profile (tasks imported by `import-bfcl`).
     pub bfcl: Option<BfclRecord>,
+    /// Its suite's `today`, which the default system prompt states.
+    pub today: Option<String>,
+    /// The task's own system message replaces the default system prompt instead of following it.
+    pub replace_system: bool,
 }
 
 /// A set of scoring rules. `mcp`: mcpick's own (multi-turn, self-correction counts; see the `score`
@@ -181,4 +187,7 @@ impl Expectation {
 pub struct ExpectedCall {
     pub tool: String,
     pub args: BTreeMap<String, ArgMatcher>,
+    /// The author expects the tool to refuse this call (`refused = true`): the attempt is the right
+    /// answer, so a call the tool answers with `isError` still counts.
+    pub refused: bool,
 }

@@ -137,12 +137,17 @@ pub enum Response {
 impl Behavior {
     /// The response and latency for a call with these arguments: the first matching rule, else the default.
     pub fn respond(&self, arguments: &Map<String, Value>) -> (&Response, u64) {
-        for rule in &self.rules {
-            if arguments_match(&rule.when, arguments) {
-                return (&rule.response, rule.latency_ms.unwrap_or(self.latency_ms));
-            }
+        match self.rule_for(arguments) {
+            Some(rule) => (&rule.response, rule.latency_ms.unwrap_or(self.latency_ms)),
+            None => (&self.default, self.latency_ms),
         }
-        (&self.default, self.latency_ms)
+    }
+
+    /// The rule that answers a call with these arguments (`None`: the default answers).
+    pub fn rule_for(&self, arguments: &Map<String, Value>) -> Option<&ResponseRule> {
+        self.rules
+            .iter()
+            .find(|rule| arguments_match(&rule.when, arguments))
     }
 
     /// Every response this behaviour can give, default first.

@@ -104,6 +104,12 @@ pub struct SuiteRecord {
     pub distractor_pool: usize,
     #[serde(default)]
     pub scoring: Option<String>,
+    /// The date the default system prompt states (`today`), if the suite sets one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today: Option<String>,
+    /// Tasks whose own system message replaces the default system prompt.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace_system: Vec<String>,
 }
 
 /// Which shard of a split run a folder holds, and how many trials that shard owns.

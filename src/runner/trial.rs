@@ -4,7 +4,7 @@
 
 use super::lane::BackendLane;
 use super::sweep_tools::gold_position;
-use crate::backend::{BackendError, ChatMessage, TrialLabel, Turn};
+use crate::backend::{BackendError, ChatMessage, TrialLabel, Turn, default_system_prompt};
 use crate::mcp::client::{ClientError, McpClient};
 use crate::mcp::transport::duplex::connect_in_memory;
 use crate::mcp::{McpServer, SEARCH_TOOL_NAME};
@@ -313,8 +313,11 @@ fn result_text(result: &Value) -> String {
     parts.join("\n")
 }
 
+/// The conversation a trial starts from: the task's prompt or messages, with the default system
+/// prompt before a system message of the task's own (unless the task replaces it), or as one of its
+/// own when the suite states a date; otherwise the backends add the default prompt themselves.
 fn initial_messages(task: &Task) -> Vec<ChatMessage> {
-    match &task.input {
+    let mut messages: Vec<ChatMessage> = match &task.input {
         TaskInput::Prompt(prompt) => vec![ChatMessage::User {
             content: prompt.clone(),
         }],
@@ -334,7 +337,21 @@ fn initial_messages(task: &Task) -> Vec<ChatMessage> {
                 },
             })
             .collect(),
+    };
+    let default = default_system_prompt(task.today.as_deref());
+    let own_system = messages.iter_mut().find_map(|m| match m {
+        ChatMessage::System { content } => Some(content),
+        _ => None,
+    });
+    match own_system {
+        Some(content) if !task.replace_system => *content = format!("{default}\n\n{content}"),
+        Some(_) => {}
+        None if task.today.is_some() => {
+            messages.insert(0, ChatMessage::System { content: default });
+        }
+        None => {}
     }
+    messages
 }
 
 #[cfg(test)]

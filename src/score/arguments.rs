@@ -1,9 +1,14 @@
-//! BFCL-style argument matching against a task's matchers (see the module documentation of `score`).
+//! Argument matching against a task's matchers under the `mcp` profile (see the module documentation
+//! of `score`): listed values compare as BFCL's checker compares them — numbers by value, lists in
+//! order, objects key by key — with strings compared by the parameter's `Comparison` (free text
+//! loosely, paths after normalising, the rest exactly); `exact`, `unordered` and `contains`
+//! matchers say their own rule.
 
-use crate::model::{Alternative, ArgMatcher};
+use crate::model::{Alternative, ArgMatcher, Comparison, distinct_items_match};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use unicode_normalization::UnicodeNormalization;
 
 /// Why arguments did not match: which argument, and what was wrong.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,47 +43,96 @@ fn matcher_accepts(matcher: &ArgMatcher, value: &Value) -> bool {
     matcher
         .alternatives
         .iter()
-        .any(|alternative| alternative_accepts(alternative, value))
+        .any(|alternative| alternative_accepts(alternative, matcher.comparison, value))
 }
 
-fn alternative_accepts(alternative: &Alternative, value: &Value) -> bool {
+fn alternative_accepts(alternative: &Alternative, comparison: Comparison, value: &Value) -> bool {
     match alternative {
-        Alternative::Literal(expected) => loosely_equal(expected, value),
+        Alternative::Literal(expected) => values_compare(expected, value, comparison),
         // Inside an argument, a key the matcher does not mention is wrong (BFCL's `dict_checker`
         // says so too); only the top level leaves unmentioned arguments to the schema.
         Alternative::Object(fields) => value.as_object().is_some_and(|object| {
             object.keys().all(|k| fields.contains_key(k))
                 && match_arguments(fields, object).is_empty()
         }),
-        // Regex and tolerance matchers need no normalising: they already say what is acceptable.
-        pattern_or_tolerance => pattern_or_tolerance.accepts(value),
+        Alternative::Unordered(items) => value.as_array().is_some_and(|values| {
+            values.len() == items.len() && distinct_items_match(items, values, &matcher_accepts)
+        }),
+        Alternative::Contains(items) => value
+            .as_array()
+            .is_some_and(|values| distinct_items_match(items, values, &matcher_accepts)),
+        // Regex, tolerance and exact matchers need no normalising: they say what is acceptable.
+        pattern_tolerance_or_exact => pattern_tolerance_or_exact.accepts(value),
     }
 }
 
-/// BFCL's notion of equality: normalised strings, numbers by value, lists in order, objects by key.
-fn loosely_equal(expected: &Value, actual: &Value) -> bool {
+/// Whether a listed value is the sent one: strings by `comparison`, numbers by value (an integer is
+/// an acceptable float), lists in order, objects key by key.
+fn values_compare(expected: &Value, actual: &Value, comparison: Comparison) -> bool {
     match (expected, actual) {
-        (Value::String(a), Value::String(b)) => normalise(a) == normalise(b),
+        (Value::String(a), Value::String(b)) => strings_compare(a, b, comparison),
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
         (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| loosely_equal(x, y))
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| values_compare(x, y, comparison))
         }
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
-                && a.iter()
-                    .all(|(k, x)| b.get(k).is_some_and(|y| loosely_equal(x, y)))
+                && a.iter().all(|(k, x)| {
+                    b.get(k)
+                        .is_some_and(|y| values_compare(x, y, Comparison::FreeText))
+                })
         }
         _ => expected == actual,
     }
 }
 
-/// Lowercase, without spaces and the punctuation BFCL ignores, with single quotes as double.
-fn normalise(text: &str) -> String {
-    text.chars()
-        .filter(|c| !matches!(c, ' ' | ',' | '.' | '/' | '-' | '_' | '*' | '^'))
-        .map(|c| if c == '\'' { '"' } else { c })
-        .flat_map(char::to_lowercase)
-        .collect()
+/// Two strings under a comparison.
+pub fn strings_compare(expected: &str, actual: &str, comparison: Comparison) -> bool {
+    match comparison {
+        Comparison::FreeText => fold(expected) == fold(actual),
+        Comparison::Path => normal_path(expected) == normal_path(actual),
+        Comparison::Exact => expected == actual,
+    }
+}
+
+/// Free text as compared: compatibility-decomposed with accents dropped, lowercase (`ß` as `ss`),
+/// without spaces and the punctuation BFCL ignores, single quotes as double.
+fn fold(text: &str) -> String {
+    let mut folded = String::with_capacity(text.len());
+    for c in text.nfkd() {
+        if unicode_normalization::char::is_combining_mark(c)
+            || matches!(c, ' ' | ',' | '.' | '/' | '-' | '_' | '*' | '^')
+        {
+            continue;
+        }
+        let c = if c == '\'' { '"' } else { c };
+        for lower in c.to_lowercase() {
+            if lower == 'ß' {
+                folded.push_str("ss");
+            } else {
+                folded.push(lower);
+            }
+        }
+    }
+    folded
+}
+
+/// A path as compared: `.` segments, repeated and trailing `/` dropped; a leading `/` kept, and
+/// everything else (case, `..`) as written.
+pub fn normal_path(path: &str) -> String {
+    let segments: Vec<&str> = path
+        .split('/')
+        .filter(|segment| !segment.is_empty() && *segment != ".")
+        .collect();
+    let joined = segments.join("/");
+    if path.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }
 
 #[cfg(test)]
@@ -220,6 +274,60 @@ mod tests {
             let mismatches = match_arguments(&expected(want), &actual(got));
             assert_eq!(mismatches.is_empty(), ok, "{name}: {mismatches:?}");
         }
+    }
+
+    /// Matchers whose strings all compare by `comparison`, items of array matchers included.
+    fn with(comparison: Comparison, v: Value) -> BTreeMap<String, ArgMatcher> {
+        fn set(m: &mut ArgMatcher, comparison: Comparison) {
+            m.comparison = comparison;
+            for a in &mut m.alternatives {
+                if let Alternative::Unordered(items) | Alternative::Contains(items) = a {
+                    items.iter_mut().for_each(|item| set(item, comparison));
+                }
+            }
+        }
+        let mut matchers = expected(v);
+        matchers.values_mut().for_each(|m| set(m, comparison));
+        matchers
+    }
+
+    #[test]
+    fn strings_compare_by_the_parameters_comparison() {
+        let path = with(Comparison::Path, json!({"path": "/srv/files/x"}));
+        assert!(match_arguments(&path, &actual(json!({"path": "/srv//files/./x/"}))).is_empty());
+        assert!(!match_arguments(&path, &actual(json!({"path": "srv/files/x"}))).is_empty());
+        assert!(!match_arguments(&path, &actual(json!({"path": "/srv/Files/x"}))).is_empty());
+        let glob = with(Comparison::Exact, json!({"pattern": "**/*.pdf"}));
+        assert!(!match_arguments(&glob, &actual(json!({"pattern": "pdf"}))).is_empty());
+        let city = with(Comparison::FreeText, json!({"city": "Zürich"}));
+        assert!(match_arguments(&city, &actual(json!({"city": "zurich"}))).is_empty());
+        assert!(match_arguments(&city, &actual(json!({"city": "ZÜRICH"}))).is_empty());
+        let street = with(Comparison::FreeText, json!({"street": "Straße"}));
+        assert!(match_arguments(&street, &actual(json!({"street": "STRASSE"}))).is_empty());
+        let paths = with(
+            Comparison::Path,
+            json!({"paths": {"unordered": ["/a/b", "/a/c", "/d"]}}),
+        );
+        assert!(
+            match_arguments(&paths, &actual(json!({"paths": ["/d", "/a/c/", "/a/b"]}))).is_empty()
+        );
+        assert!(
+            !match_arguments(&paths, &actual(json!({"paths": ["/d", "a/c", "/a/b"]}))).is_empty()
+        );
+        let exact = with(Comparison::FreeText, json!({"note": {"exact": "Hello"}}));
+        assert!(!match_arguments(&exact, &actual(json!({"note": "hello"}))).is_empty());
+        let edits = with(
+            Comparison::FreeText,
+            json!({"edits": {"contains": [{"oldText": {"regex": "foo"}, "newText": ["bar"]}]}}),
+        );
+        assert!(match_arguments(&edits, &actual(json!({"edits": [{"oldText": "x", "newText": "y"}, {"oldText": "a foo", "newText": "Bar"}]}))).is_empty());
+        assert!(
+            !match_arguments(
+                &edits,
+                &actual(json!({"edits": [{"oldText": "x", "newText": "y"}]}))
+            )
+            .is_empty()
+        );
     }
 
     #[test]

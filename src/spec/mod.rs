@@ -1,6 +1,7 @@
 //! The file formats, as serde structs and nothing more: what a toolset, variant or suite file may say,
 //! spelled as users write it (MCP's camelCase for tool fields). Every struct denies unknown fields so a
-//! typo is an error with a line number. Meaning and cross-checks live in `load`; this module must not
+//! typo is an error with a line number — but for a suite's tables, whose unknown keys the loader
+//! finds all at once. Meaning and cross-checks live in `load`; this module must not
 //! read files or judge values.
 
 mod config;

@@ -6,9 +6,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// A suite file in TOML.
+/// A suite file in TOML. Unknown keys are not refused here but found, every one of them, by the
+/// loader (`load::suite::keys`), so one typo does not hide the file's other problems; the same
+/// holds for the task, message and expected-call tables below.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SuiteFile {
     pub format: Located<u32>,
     pub suite: Located<String>,
@@ -17,17 +18,21 @@ pub struct SuiteFile {
     pub tasks_file: Option<Located<String>>,
     /// The scoring profile: `mcp` (default) or `bfcl`.
     pub scoring: Option<Located<String>>,
+    /// The date the suite's simulated tools answer as of (`today = 2026-11-30`): the default
+    /// system prompt then states it.
+    pub today: Option<Located<Value>>,
     #[serde(rename = "task", default)]
     pub tasks: Vec<Located<TaskSpec>>,
 }
 
 /// One task as written, inline or as a JSONL record.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TaskSpec {
     pub id: Located<String>,
     pub prompt: Option<String>,
     pub messages: Option<Vec<MessageSpec>>,
+    /// The task's own system message replaces the default system prompt instead of following it.
+    pub replace_system: Option<bool>,
     #[serde(default)]
     pub tags: Vec<String>,
     pub lang: Option<String>,
@@ -56,7 +61,6 @@ pub enum TaskToolSpec {
 
 /// One chat turn of a `messages` task.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct MessageSpec {
     pub role: Located<String>,
     pub content: String,
@@ -64,10 +68,12 @@ pub struct MessageSpec {
 
 /// One expected tool call: the tool and the matchers for the arguments that are checked.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ExpectedCallSpec {
     pub tool: Located<String>,
     #[serde(default)]
     // Located keys (not serde_json's String-keyed Map) so a bad argument name points at its own line.
     pub args: BTreeMap<Located<String>, Value>,
+    /// The author expects the tool to refuse this call: the attempt itself is the right answer.
+    #[serde(default)]
+    pub refused: bool,
 }

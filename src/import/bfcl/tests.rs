@@ -46,6 +46,7 @@ fn expectation(task: &Value) -> Expectation {
                     .flatten()
                     .map(|(k, v)| (k.clone(), ArgMatcher::parse(v).unwrap()))
                     .collect(),
+                refused: false,
             })
             .collect()
     };

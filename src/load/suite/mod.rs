@@ -5,9 +5,13 @@
 //! This file reads the suite file itself and its `scoring`; `task_file` reads JSON Lines task
 //! files, and `task` checks each task, wherever it was written.
 
+mod keys;
+mod place;
+mod satisfiable;
 mod task;
 mod task_file;
 
+pub use keys::unknown_suite_keys;
 pub use task_file::check_unreferenced_task_file;
 
 use super::Diagnostic;
@@ -16,9 +20,10 @@ use super::toolset::Loaded;
 use super::variant::LoadedVariant;
 use crate::model::{ScoringProfile, Suite, Task, Toolset};
 use crate::spec::{Located, SuiteFile};
+use place::Place;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use task::{Place, TaskChecks};
+use task::TaskChecks;
 use task_file::load_task_records;
 
 /// Parses a suite file without checking it against a toolset (the workspace resolves `toolset` first).
@@ -82,8 +87,13 @@ pub fn load_suite(
         );
     }
     let scoring = scoring_profile(source, file.scoring.as_ref(), &tasks, &mut diagnostics);
+    let today = file
+        .today
+        .as_ref()
+        .and_then(|written| today(source, written, &mut diagnostics));
     for task in &mut tasks {
         task.scoring = scoring;
+        task.today = today.clone();
     }
     let suite = Suite {
         name: file.suite.value,
@@ -91,9 +101,36 @@ pub fn load_suite(
         source: source.path.clone(),
         toolset: toolset.name.clone(),
         scoring,
+        today,
         tasks,
     };
     Loaded::finish(suite, diagnostics)
+}
+
+/// The suite's `today`: a calendar date, written as a TOML date or a string `YYYY-MM-DD`.
+fn today(
+    source: &SourceText,
+    written: &Located<serde_json::Value>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    let mut value = written.value.clone();
+    crate::spec::toml_datetimes_as_strings(&mut value);
+    let text = value.as_str().unwrap_or_default();
+    let valid =
+        crate::registry::compile_schema(&serde_json::json!({"type": "string", "format": "date"}))
+            .is_ok_and(|date| date.is_valid(&value));
+    if valid {
+        return Some(text.to_string());
+    }
+    diagnostics.push(
+        source
+            .error(
+                written.span.as_ref(),
+                format!("`today` is {value}, not a date"),
+            )
+            .help("write the date the suite's tools answer as of, e.g. `today = 2026-11-30`"),
+    );
+    None
 }
 
 /// The suite's `scoring`: a known profile, and `bfcl` only where every task carries BFCL's record.

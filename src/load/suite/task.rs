@@ -2,10 +2,14 @@
 //! conversation, its own tool list, and exactly one expectation whose tools exist (in the toolset
 //! and every variant of it) and whose acceptable values satisfy their parameter's schema.
 
+use super::place::Place;
+use super::satisfiable::{ArgumentContext, check_matcher};
+use crate::gold_arguments::gold_call;
 use crate::load::Diagnostic;
-use crate::load::source::SourceText;
-use crate::load::toolset::{check_literal, parameters_help};
+use crate::load::diagnostic::closest_name;
+use crate::load::toolset::parameters_help;
 use crate::load::variant::LoadedVariant;
+use crate::model::set_comparisons;
 use crate::model::{
     ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Task,
     TaskInput, TaskTool, Toolset,
@@ -13,60 +17,6 @@ use crate::model::{
 use crate::spec::{ExpectedCallSpec, Located, TaskSpec, TaskToolSpec, toml_datetimes_as_strings};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
-use std::path::Path;
-
-/// Where a task's problems are reported: a span in a TOML file, or a JSONL record.
-pub enum Place<'a> {
-    Toml {
-        source: &'a SourceText,
-        fallback: Option<Range<usize>>,
-    },
-    Record {
-        path: &'a Path,
-        line: usize,
-        record: usize,
-    },
-}
-
-impl Place<'_> {
-    fn error(&self, span: Option<&Range<usize>>, message: String, help: String) -> Diagnostic {
-        match self {
-            Place::Toml { source, fallback } => {
-                source.error(span.or(fallback.as_ref()), message).help(help)
-            }
-            Place::Record { path, line, record } => {
-                let mut d = Diagnostic::error(*path, message).help(help);
-                d.line = Some(*line);
-                d.record = Some(*record);
-                d
-            }
-        }
-    }
-
-    fn line(&self, span: Option<&Range<usize>>) -> Option<usize> {
-        match self {
-            Place::Toml { source, fallback } => {
-                span.or(fallback.as_ref()).map(|s| source.line_of(s.start))
-            }
-            Place::Record { line, .. } => Some(*line),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        match self {
-            Place::Toml { source, .. } => &source.path,
-            Place::Record { path, .. } => path,
-        }
-    }
-
-    fn describe(&self, span: Option<&Range<usize>>) -> String {
-        match (self, self.line(span)) {
-            (Place::Record { record, .. }, Some(line)) => format!("record {record}, line {line}"),
-            (_, Some(line)) => format!("line {line}"),
-            _ => "elsewhere".to_string(),
-        }
-    }
-}
 
 /// The expectation fields of a task as written (exactly one may be given).
 struct Written {
@@ -173,6 +123,14 @@ impl TaskChecks<'_> {
                 ));
                 None
             });
+        let own_system = matches!(&input, Some(TaskInput::Messages(m)) if m.iter().any(|m| m.role == Role::System));
+        if spec.replace_system == Some(true) && !own_system {
+            diagnostics.push(place.warning(
+                id_span,
+                format!("task {id:?}: `replace_system = true`, but the task has no system message"),
+                "add a system message to `messages`, or drop `replace_system`".into(),
+            ));
+        }
         let errors_after = diagnostics.iter().filter(|d| d.is_error()).count();
         if errors_after > errors_before {
             return None;
@@ -188,6 +146,8 @@ impl TaskChecks<'_> {
             line: place.line(id_span),
             scoring: ScoringProfile::Mcp,
             bfcl,
+            today: None,
+            replace_system: spec.replace_system.unwrap_or(false),
         })
     }
 
@@ -338,8 +298,21 @@ impl TaskChecks<'_> {
             return None;
         }
         let mut checked = Vec::with_capacity(calls.len());
+        let mut unmet = Vec::new();
         for call in calls {
-            checked.extend(self.expected_call(id, call, tools, place, diagnostics));
+            if let Some((call, problem)) = self.expected_call(id, call, tools, place, diagnostics) {
+                checked.push(call);
+                unmet.extend(problem);
+            }
+        }
+        // Of alternatives, one that can never be met beside others that can is only dead.
+        let some_met = kind == "expect_any_of" && unmet.len() < checked.len();
+        for mut problem in unmet {
+            if some_met {
+                problem.severity = crate::load::Severity::Warning;
+                problem.message = format!("{} (a dead alternative)", problem.message);
+            }
+            diagnostics.push(problem);
         }
         Some(match kind {
             "expect_any_of" => Expectation::AnyOf(checked),
@@ -355,7 +328,7 @@ impl TaskChecks<'_> {
         tools: Option<&[TaskTool]>,
         place: &Place<'_>,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<ExpectedCall> {
+    ) -> Option<(ExpectedCall, Option<Diagnostic>)> {
         let spec = call.value;
         let tool_span = spec.tool.span.as_ref().or(call.span.as_ref());
         // With its own list, a task calls tools by the names it shows them under.
@@ -424,6 +397,7 @@ impl TaskChecks<'_> {
         }
         let parameters: Vec<String> = tool.parameters().map(|(k, _)| k.clone()).collect();
         let mut args = BTreeMap::new();
+        let mut satisfiable = true;
         for (name, mut written) in spec.args {
             toml_datetimes_as_strings(&mut written);
             let span = name.span.as_ref().or(tool_span);
@@ -438,7 +412,7 @@ impl TaskChecks<'_> {
                 ));
                 continue;
             }
-            let matcher = match ArgMatcher::parse(&written) {
+            let mut matcher = match ArgMatcher::parse(&written) {
                 Ok(m) => m,
                 Err(e) => {
                     diagnostics.push(place.error(
@@ -449,44 +423,35 @@ impl TaskChecks<'_> {
                     continue;
                 }
             };
-            for literal in matcher.literals() {
-                if let Err(reason) = check_literal(&tool.input_schema, &name.value, literal) {
-                    diagnostics.push(place.error(
-                        span,
-                        format!("task {id:?}: acceptable value {literal} for {:?} can never be right: {reason}", name.value),
-                        format!("a valid call to {:?} cannot carry this value; fix the value or the parameter's schema", tool.name),
-                    ));
-                }
-            }
+            let property = tool.input_schema["properties"][&name.value].clone();
+            set_comparisons(&mut matcher, &name.value, &property);
+            let context = ArgumentContext {
+                task: id,
+                tool,
+                name: &name.value,
+                place,
+                span,
+            };
+            satisfiable &= check_matcher(&context, &matcher, diagnostics);
             args.insert(name.value, matcher);
         }
-        Some(ExpectedCall {
+        let call = ExpectedCall {
             tool: spec.tool.value,
             args,
-        })
+            refused: spec.refused,
+        };
+        // Each argument can be met: then the call as a whole, against the schema and the tool's
+        // simulated behaviour. Whether that is an error is the expectation's to say.
+        let unmet = satisfiable
+            .then(|| gold_call(&call, tool).err())
+            .flatten()
+            .map(|why| {
+                place.error(
+                    tool_span,
+                    format!("task {id:?}: no call to {:?} meets this expectation: {why}", tool.name),
+                    "fix the expected values, or, if the task tests that the tool refuses this call, add `refused = true` to the expected call".into(),
+                )
+            });
+        Some((call, unmet))
     }
-}
-
-/// The known name nearest to `name` by edit distance, if it is plausibly a typo.
-fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    known
-        .map(|k| (edit_distance(name, k), k))
-        .filter(|(d, k)| *d <= 3.max(k.len() / 4))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            current[j + 1] = (previous[j] + usize::from(ca != *cb))
-                .min(previous[j + 1] + 1)
-                .min(current[j] + 1);
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }

@@ -1,7 +1,9 @@
 //! JSON Lines task files: one task per non-blank line, each reported by line and record number;
 //! a file no suite references is checked for syntax and fields only.
 
-use super::task::{Place, TaskChecks};
+use super::keys::unknown_record_keys;
+use super::place::Place;
+use super::task::TaskChecks;
 use crate::load::Diagnostic;
 use crate::load::source::{SourceText, json_error_help};
 use crate::load::toolset::strip_position;
@@ -13,9 +15,8 @@ pub fn check_unreferenced_task_file(source: &SourceText) -> (usize, Vec<Diagnost
     let mut diagnostics = Vec::new();
     let mut count = 0;
     for (line, record, text) in records(source) {
-        match serde_json::from_str::<TaskSpec>(text) {
-            Ok(_) => count += 1,
-            Err(e) => diagnostics.push(record_error(source, line, record, &e)),
+        if read_record(source, line, record, text, &mut diagnostics).is_some() {
+            count += 1;
         }
     }
     (count, diagnostics)
@@ -28,19 +29,47 @@ pub fn load_task_records(
 ) -> Vec<Task> {
     let mut tasks = Vec::new();
     for (line, record, text) in records(source) {
-        match serde_json::from_str::<TaskSpec>(text) {
-            Ok(spec) => {
-                let place = Place::Record {
-                    path: &source.path,
-                    line,
-                    record,
-                };
-                tasks.extend(checks.task(spec, &place, diagnostics));
-            }
-            Err(e) => diagnostics.push(record_error(source, line, record, &e)),
+        if let Some(spec) = read_record(source, line, record, text, diagnostics) {
+            let place = Place::Record {
+                path: &source.path,
+                line,
+                record,
+            };
+            tasks.extend(checks.task(spec, &place, diagnostics));
         }
     }
     tasks
+}
+
+/// One record read: JSON, every unknown key named, then the task as written.
+fn read_record(
+    source: &SourceText,
+    line: usize,
+    record: usize,
+    text: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<TaskSpec> {
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(e) => {
+            diagnostics.push(record_error(source, line, record, &e));
+            return None;
+        }
+    };
+    diagnostics.extend(unknown_record_keys(
+        &source.path,
+        line,
+        record,
+        text,
+        &value,
+    ));
+    match serde_json::from_value::<TaskSpec>(value) {
+        Ok(spec) => Some(spec),
+        Err(e) => {
+            diagnostics.push(record_error(source, line, record, &e));
+            None
+        }
+    }
 }
 
 /// Non-blank lines as (1-based line, 1-based record, text).

@@ -1,7 +1,7 @@
 //! A tool's parameters as other checks need them: their names for help text, a property's schema
 //! in the context of its root, and a literal validated against it.
 
-use crate::registry::compile_schema;
+use crate::registry::{compile_schema, property_schema};
 use serde_json::Value;
 
 pub fn parameters_help(properties: &[String]) -> String {
@@ -10,22 +10,6 @@ pub fn parameters_help(properties: &[String]) -> String {
     } else {
         format!("the tool's parameters are: {}", properties.join(", "))
     }
-}
-
-/// A property schema in the context of its root, so `$ref: "#/$defs/..."` still resolves.
-pub fn property_schema(input_schema: &Value, property: &str) -> Option<Value> {
-    let mut schema = input_schema.get("properties")?.get(property)?.clone();
-    if let Value::Object(object) = &mut schema {
-        for defs in ["$defs", "definitions"] {
-            if let Some(d) = input_schema.get(defs) {
-                object.entry(defs).or_insert_with(|| d.clone());
-            }
-        }
-        if let Some(dialect) = input_schema.get("$schema") {
-            object.entry("$schema").or_insert_with(|| dialect.clone());
-        }
-    }
-    Some(schema)
 }
 
 /// Validates a literal against a property's schema; `Err` carries the first reason.

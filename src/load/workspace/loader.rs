@@ -6,7 +6,9 @@
 use super::{FileKind, FileReport, Workspace};
 use crate::load::Diagnostic;
 use crate::load::source::SourceText;
-use crate::load::suite::{check_unreferenced_task_file, load_suite, parse_suite, tasks_file_path};
+use crate::load::suite::{
+    check_unreferenced_task_file, load_suite, parse_suite, tasks_file_path, unknown_suite_keys,
+};
 use crate::load::toolset::{Loaded, load_json_toolset, load_toml_toolset};
 use crate::load::variant::{LoadedVariant, apply_variant, parse_variant};
 use crate::model::{Expectation, Suite, Toolset};
@@ -314,11 +316,13 @@ impl Loader {
         source: &SourceText,
         file: Result<SuiteFile, Diagnostic>,
     ) -> FileReport {
-        let report = |summary: String, diagnostics| FileReport {
+        // Every unknown key, whatever else is wrong with the file.
+        let unknown_keys = unknown_suite_keys(source);
+        let report = |summary: String, diagnostics: Vec<Diagnostic>| FileReport {
             path: source.path.clone(),
             kind: FileKind::Suite,
             summary,
-            diagnostics,
+            diagnostics: unknown_keys.iter().cloned().chain(diagnostics).collect(),
         };
         let file = match file {
             Ok(file) => file,

@@ -63,6 +63,13 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
                 tasks: s.tasks.len(),
                 distractor_pool: s.pool.len(),
                 scoring: s.tasks.first().map(|t| t.scoring.as_str().to_string()),
+                today: s.tasks.first().and_then(|t| t.today.clone()),
+                replace_system: s
+                    .tasks
+                    .iter()
+                    .filter(|t| t.replace_system)
+                    .map(|t| t.id.clone())
+                    .collect(),
             })
             .collect(),
         files: parts.files,

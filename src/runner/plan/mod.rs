@@ -140,12 +140,18 @@ impl RunPlan {
             &mut problems,
             &mut notices,
         );
-        let answers = OracleAnswers::from_arms(suites.iter().flat_map(|suite| {
-            suite
-                .tasks
-                .iter()
-                .map(|task| (suite.name.as_str(), suite.variant.as_deref(), task))
+        let (answers, unmet) = OracleAnswers::from_arms(suites.iter().flat_map(|suite| {
+            suite.tasks.iter().zip(&suite.own_tools).map(|(task, own)| {
+                let shown = own.as_ref().map_or(&suite.tools, |own| &own.tools);
+                (
+                    suite.name.as_str(),
+                    suite.variant.as_deref(),
+                    task,
+                    shown.as_slice(),
+                )
+            })
         }));
+        notices.extend(unmet);
         let (lanes, lane_manifest) = lanes::build_lanes(
             options,
             backends,

@@ -197,6 +197,7 @@ mod tests {
                 )]
                 .into_iter()
                 .collect::<BTreeMap<_, _>>(),
+                refused: false,
             }])
         };
         let shown = ["get_weather".to_string()];

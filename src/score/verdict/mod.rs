@@ -208,19 +208,20 @@ fn judge_unordered(
         .calls
         .iter()
         .filter_map(|call| match &call.arguments {
-            CallArguments::Parsed(arguments) if call.result_is_error != Some(true) => {
-                Some((call, arguments))
-            }
-            _ => None,
+            CallArguments::Parsed(arguments) => Some((call, arguments)),
+            CallArguments::Malformed { .. } => None,
         })
         .collect();
+    // A call its tool refused answers only an expected call whose author expects the refusal.
     let fits: Vec<Vec<usize>> = expected
         .iter()
         .map(|e| {
             made.iter()
                 .enumerate()
                 .filter(|(_, (call, arguments))| {
-                    call.tool == e.tool && match_arguments(&e.args, arguments).is_empty()
+                    call.tool == e.tool
+                        && (call.result_is_error != Some(true) || e.refused)
+                        && match_arguments(&e.args, arguments).is_empty()
                 })
                 .map(|(i, _)| i)
                 .collect()
@@ -250,7 +251,7 @@ fn judge_unordered(
     let want = &expected[missing];
     let attempts: Vec<Vec<ArgumentMismatch>> = made
         .iter()
-        .filter(|(call, _)| call.tool == want.tool)
+        .filter(|(call, _)| call.tool == want.tool && call.result_is_error != Some(true))
         .map(|(_, arguments)| match_arguments(&want.args, arguments))
         .collect();
     if attempts.is_empty() {
@@ -348,7 +349,11 @@ fn judge_steps(
         // A call its tool answered with `isError` did not succeed, whatever its arguments (the
         // server's schema check rejects an argument the tool does not declare, for one).
         let accepted = call.result_is_error != Some(true);
-        if accepted && attempts.iter().any(Vec::is_empty) {
+        let matched = attempts
+            .iter()
+            .zip(expected)
+            .any(|(mismatches, e)| mismatches.is_empty() && (accepted || e.refused));
+        if matched {
             verdict.self_corrected |= failed_with_error;
             failed_with_error = false;
             closest.clear();

@@ -15,6 +15,7 @@ fn expect_call(tool: &str, args: Value) -> ExpectedCall {
     ExpectedCall {
         tool: tool.into(),
         args,
+        refused: false,
     }
 }
 
