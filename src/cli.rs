@@ -41,6 +41,9 @@ pub enum Command {
         /// Exit 1 when a finding at or above this severity is reported.
         #[arg(long, value_enum)]
         fail_on: Option<LintSeverity>,
+        /// Show, under each finding, the source chapter's own words for its rule (in Chinese).
+        #[arg(long)]
+        sources: bool,
     },
     /// Run every task of the suites against every backend and score the tool calls.
     Run(Box<RunOptions>),

@@ -47,6 +47,7 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
         snapshot.protocol_version.clone(),
         snapshot.tools.len(),
     );
+    let server_stderr = snapshot.stderr.clone();
     let (document, notes) = toolset_document(snapshot, &name, &source);
     if let Some(parent) = options
         .output
@@ -66,6 +67,17 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
     )?;
     for note in notes {
         writeln!(out, "  note: {note}")?;
+    }
+    // What the server said on standard error is its own: kept in the import log, not shown as ours.
+    if !server_stderr.is_empty() {
+        let log = options.output.with_extension("import.log");
+        std::fs::write(&log, &server_stderr)?;
+        writeln!(
+            out,
+            "  the server's standard error ({} lines) is in {}",
+            server_stderr.lines().count(),
+            log.display()
+        )?;
     }
     // What was written must load: check it the way `validate` does.
     let workspace = Workspace::load(std::slice::from_ref(&options.output));

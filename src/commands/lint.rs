@@ -1,15 +1,24 @@
-//! `mcpick lint`: resolve the toolset (and variant), lint it, print findings grouped by tool.
+//! `mcpick lint`: resolve the toolset (and variant), lint it, print findings grouped by tool — in
+//! English, with the source chapter's own words for each rule only when `--sources` asks.
 
 use super::ExitStatus;
 use crate::cli::OutputFormat;
-use crate::lint::{LintSeverity, lint};
+use crate::lint::{LintSeverity, Rule, lint};
 use crate::load::ToolsetTarget;
 use std::io::Write;
+
+/// How findings are printed.
+#[derive(Debug, Clone, Copy)]
+pub struct LintOutput {
+    pub format: OutputFormat,
+    /// With each finding, the chapter's own words for its rule.
+    pub sources: bool,
+}
 
 pub fn run_lint(
     toolset: &str,
     variant: Option<&str>,
-    format: OutputFormat,
+    output: LintOutput,
     fail_on: Option<LintSeverity>,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitStatus> {
@@ -32,8 +41,23 @@ pub fn run_lint(
         Some(v) => format!("{} (variant {v})", target.name),
         None => target.name.clone(),
     };
-    match format {
+    let passage = |rule: &str| {
+        Rule::by_id(rule)
+            .filter(|_| output.sources)
+            .map(Rule::passage)
+    };
+    match output.format {
         OutputFormat::Json => {
+            let findings: Vec<serde_json::Value> = findings
+                .iter()
+                .map(|f| {
+                    let mut value = serde_json::to_value(f).unwrap_or_default();
+                    if let Some(passage) = passage(f.rule) {
+                        value["passage"] = serde_json::json!(passage);
+                    }
+                    value
+                })
+                .collect();
             let report = serde_json::json!({ "toolset": target.name, "variant": target.variant, "tools": target.tools.len(), "findings": findings });
             writeln!(
                 out,
@@ -56,6 +80,9 @@ pub fn run_lint(
                     f.message
                 )?;
                 writeln!(out, "        suggestion: {}  [{}]", f.suggestion, f.source)?;
+                if let Some(passage) = passage(f.rule) {
+                    writeln!(out, "        passage: {passage}")?;
+                }
             }
             let count = |s| findings.iter().filter(|f| f.severity == s).count();
             writeln!(

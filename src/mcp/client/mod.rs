@@ -6,6 +6,7 @@
 //! `mcpick import` snapshots servers with it. It accepts both answers servers give to an unknown
 //! tool: a JSON-RPC error or an `isError` result.
 
+mod child_stderr;
 mod era;
 mod http_link;
 mod wire;
@@ -14,6 +15,7 @@ pub use era::{Era, Negotiation, PROBE_TIMEOUT};
 
 use super::protocol::jsonrpc::{RequestId, encode_notification, encode_request};
 use super::protocol::revision::{LATEST_SESSION_REVISION, META_SERVER_INFO, STATELESS_REVISIONS};
+use child_stderr::StderrLog;
 use era::{
     ProbeVerdict, classify_discover, classify_probe_error, header_params_of, standard_headers,
     with_meta,
@@ -72,6 +74,8 @@ pub struct McpClient {
     header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
     /// Kept so the child process lives as long as the client (and is killed with it).
     _child: Option<tokio::process::Child>,
+    /// What a child process wrote on standard error.
+    stderr: StderrLog,
 }
 
 impl McpClient {
@@ -120,13 +124,15 @@ impl McpClient {
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::inherit())
+            // The server's own messages are its, not the user's terminal's: kept for its caller.
+            .stderr(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| ClientError::Spawn {
                 command: command.to_string(),
                 reason: e.to_string(),
             })?;
+        let stderr = child.stderr.take();
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(ClientError::Spawn {
                 command: command.to_string(),
@@ -136,6 +142,9 @@ impl McpClient {
         let (outgoing_tx, outgoing_rx) = mpsc::unbounded_channel::<String>();
         tokio::spawn(write_lines(stdin, outgoing_rx));
         let client = McpClient::unconnected(Link::Lines(outgoing_tx), Some(child));
+        if let Some(stderr) = stderr {
+            client.stderr.keep(stderr);
+        }
         tokio::spawn(read_lines(
             stdout,
             Arc::clone(&client.pending),
@@ -197,6 +206,7 @@ impl McpClient {
             protocol_version: String::new(),
             header_params: Mutex::default(),
             _child: child,
+            stderr: StderrLog::default(),
         }
     }
 
@@ -246,11 +256,25 @@ impl McpClient {
 
     /// The server's name, from `initialize`'s `serverInfo` or a stateless result's `_meta`.
     pub fn server_name(&self) -> Option<&str> {
+        self.server_identity("name")
+    }
+
+    /// The version the server reports of itself, if it does.
+    pub fn server_version(&self) -> Option<&str> {
+        self.server_identity("version")
+    }
+
+    fn server_identity(&self, field: &str) -> Option<&str> {
         self.server_info
             .get("serverInfo")
             .or_else(|| self.server_info.get("_meta")?.get(META_SERVER_INFO))
-            .and_then(|info| info.get("name"))
+            .and_then(|info| info.get(field))
             .and_then(Value::as_str)
+    }
+
+    /// What a server started on stdio has written on standard error so far (lossy UTF-8).
+    pub fn server_stderr(&self) -> String {
+        self.stderr.text()
     }
 
     async fn initialize(mut self) -> Result<McpClient, ClientError> {

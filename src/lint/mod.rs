@@ -1,7 +1,14 @@
-//! Description lints: what the source chapter (shared/seed, 《MCP 协议设计与实现》第5章) says makes a
+//! Description lints: what the source chapter (shared/seed, chapter 5 of a book on MCP) says makes a
 //! tool easy or hard for a model to pick — its six design principles (§5.11) and seven anti-patterns
-//! (§5.10) — turned into checks over one toolset. Each finding names the tool, the rule, the passage it
-//! comes from and a concrete fix. Pure: takes a `Toolset`, returns findings, does no I/O.
+//! (§5.10) — turned into checks over one toolset, and a tool whose description marks it deprecated
+//! (`deprecated`). Each finding names the tool, the rule, where in the chapter it comes from (in
+//! English; the chapter's own words in Chinese are the rule's `passage`, for who asks) and a
+//! concrete fix. Pure: takes a `Toolset`, returns findings, does no I/O. The rules are `rules`.
+
+mod deprecated;
+mod rules;
+
+pub use rules::Rule;
 
 use crate::model::{Tool, Toolset};
 use crate::ranking::{is_cjk, similar_pairs, terms};
@@ -16,77 +23,6 @@ pub enum LintSeverity {
     Info,
     Warning,
     Error,
-}
-
-/// The rules, one per principle or anti-pattern they enforce.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Rule {
-    EmptyDescription,
-    ShortDescription,
-    NameNotVerbFirst,
-    NameCharacters,
-    NameTooLong,
-    NestedName,
-    ParamWithoutDescription,
-    ParamDescriptionUninformative,
-    OverlappingParams,
-    OptionalWithoutDefault,
-    NullDefault,
-    DestructiveWithoutHint,
-    ContradictoryHints,
-    ReadOnlyWithoutHint,
-    TooManyTools,
-    SimilarDescriptions,
-}
-
-impl Rule {
-    pub fn id(self) -> &'static str {
-        match self {
-            Rule::EmptyDescription => "empty-description",
-            Rule::ShortDescription => "short-description",
-            Rule::NameNotVerbFirst => "name-not-verb-first",
-            Rule::NameCharacters => "name-characters",
-            Rule::NameTooLong => "name-too-long",
-            Rule::NestedName => "nested-name",
-            Rule::ParamWithoutDescription => "param-without-description",
-            Rule::ParamDescriptionUninformative => "param-description-uninformative",
-            Rule::OverlappingParams => "overlapping-params",
-            Rule::OptionalWithoutDefault => "optional-without-default",
-            Rule::NullDefault => "null-default",
-            Rule::DestructiveWithoutHint => "destructive-without-hint",
-            Rule::ContradictoryHints => "contradictory-hints",
-            Rule::ReadOnlyWithoutHint => "read-only-without-hint",
-            Rule::TooManyTools => "too-many-tools",
-            Rule::SimilarDescriptions => "similar-descriptions",
-        }
-    }
-
-    /// The passage of the source chapter the rule comes from.
-    pub fn source(self) -> &'static str {
-        match self {
-            Rule::EmptyDescription | Rule::ShortDescription => {
-                "§5.2.3 and anti-pattern 1 (description 过短)"
-            }
-            Rule::NameNotVerbFirst => "principle 1 (动词开头命名)",
-            Rule::NameCharacters | Rule::NameTooLong => "§5.2.1 (SEP-986 tool names)",
-            Rule::NestedName => "anti-pattern 2 (name 太长或含层级)",
-            Rule::ParamWithoutDescription | Rule::ParamDescriptionUninformative => {
-                "principle 2 (每个参数都加 description)"
-            }
-            Rule::OverlappingParams => "anti-pattern 3 (参数语义重叠)",
-            Rule::OptionalWithoutDefault | Rule::NullDefault => {
-                "principle 3 (默认值服务于最常见路径)"
-            }
-            Rule::DestructiveWithoutHint | Rule::ContradictoryHints | Rule::ReadOnlyWithoutHint => {
-                "principle 6 and anti-pattern 6 (诚实标注 annotation / destructiveHint)"
-            }
-            Rule::TooManyTools => "§5.3.4 (tool count)",
-            Rule::SimilarDescriptions => {
-                "§5.2.3 (confusable neighbours: description decides the pick)"
-            }
-        }
-    }
 }
 
 /// One finding.
@@ -113,6 +49,7 @@ pub fn lint(toolset: &Toolset) -> Vec<Finding> {
         lint_parameters(tool, &mut findings);
         lint_annotations(tool, &mut findings);
     }
+    deprecated::lint_deprecated(toolset, &mut findings);
     lint_tool_count(toolset, &mut findings);
     lint_similar_descriptions(toolset, &mut findings);
     findings
