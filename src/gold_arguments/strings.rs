@@ -33,7 +33,8 @@ pub enum Unsatisfiable {
     NoString,
     /// A pattern cannot be searched this way (and the caller should fall back).
     Unsearchable(String),
-    /// The search grew too large to finish.
+    /// The search grew too large to finish, or reached the longest string it builds without an
+    /// answer: longer strings may still satisfy the constraints.
     TooLarge,
 }
 
@@ -67,6 +68,9 @@ pub fn satisfying_strings(
     }
     let units = alphabet(constraints);
     let longest = constraints.max_chars.unwrap_or(LONGEST).min(LONGEST);
+    // Cut off by the search's own bound (not the constraints'): no answer then proves nothing.
+    let bounded_by_search = constraints.max_chars.is_none_or(|max| max > LONGEST);
+    let mut cut_off = false;
     let start: Vec<LazyStateID> = automata
         .iter_mut()
         .map(|a| a.dfa.start_state_forward(&mut a.cache, &Input::new("")))
@@ -112,6 +116,7 @@ pub fn satisfying_strings(
             }
         }
         if chars >= longest {
+            cut_off |= bounded_by_search;
             continue;
         }
         'units: for unit in &units {
@@ -156,10 +161,10 @@ pub fn satisfying_strings(
             }
         }
     }
-    if found.is_empty() {
-        Err(Unsatisfiable::NoString)
-    } else {
-        Ok(found)
+    match (found.is_empty(), cut_off) {
+        (false, _) => Ok(found),
+        (true, true) => Err(Unsatisfiable::TooLarge),
+        (true, false) => Err(Unsatisfiable::NoString),
     }
 }
 
@@ -231,6 +236,15 @@ mod tests {
         assert!(
             found[0].contains("wip") && found[0].contains([':', '(', ')']),
             "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_string_longer_than_the_search_builds_is_not_called_impossible() {
+        let long = format!("^{}$", "ab".repeat(60));
+        assert_eq!(
+            satisfying_strings(&constraints(&[&long], &[], 0, None), 1),
+            Err(Unsatisfiable::TooLarge)
         );
     }
 

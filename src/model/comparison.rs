@@ -4,7 +4,6 @@
 //! date or code compares exactly; free text compares loosely, ignoring case (Unicode case folding),
 //! accents, spaces and the punctuation `,./-_*^` as BFCL does. `classify` says which, and why.
 
-use super::matcher::{Alternative, ArgMatcher};
 use serde_json::Value;
 
 /// How strings compare.
@@ -135,37 +134,6 @@ pub fn classify(name: &str, property: &Value) -> (Comparison, &'static str) {
         );
     }
     (Comparison::FreeText, "free text")
-}
-
-/// Sets the comparison of a task's matcher for parameter `name` (with this property schema), and of
-/// every matcher inside it: an object's by its properties, an array's items by the array's own.
-pub fn set_comparisons(matcher: &mut ArgMatcher, name: &str, property: &Value) {
-    let own = classify(name, property).0;
-    matcher.comparison = own;
-    for alternative in &mut matcher.alternatives {
-        match alternative {
-            Alternative::Object(fields) => {
-                for (key, nested) in fields.iter_mut() {
-                    let schema = property
-                        .get("properties")
-                        .and_then(|p| p.get(key.as_str()))
-                        .unwrap_or(&Value::Null);
-                    set_comparisons(nested, key, schema);
-                }
-            }
-            Alternative::Unordered(items) | Alternative::Contains(items) => {
-                let item_schema = property.get("items").unwrap_or(&Value::Null);
-                for item in items {
-                    set_comparisons(item, name, item_schema);
-                    // The items of a path list are paths: the array's name says what its items are.
-                    if item.comparison == Comparison::FreeText {
-                        item.comparison = own;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 /// A parameter name's words, lowercase: `filePath` and `file_path` are `file`, `path`.

@@ -7,7 +7,7 @@
 //! A task's matcher also carries how its strings compare (`Comparison`), set from the parameter's
 //! schema when the task is loaded.
 
-use super::comparison::Comparison;
+use super::comparison::{Comparison, classify};
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -80,6 +80,37 @@ impl ArgMatcher {
             may_omit,
             comparison: Comparison::default(),
         })
+    }
+
+    /// Sets the comparison of a task's matcher for parameter `name` (with this property schema), and
+    /// of every matcher inside it: an object's by its properties, an array's items by the array's own.
+    pub fn set_comparisons(&mut self, name: &str, property: &Value) {
+        let own = classify(name, property).0;
+        self.comparison = own;
+        for alternative in &mut self.alternatives {
+            match alternative {
+                Alternative::Object(fields) => {
+                    for (key, nested) in fields.iter_mut() {
+                        let schema = property
+                            .get("properties")
+                            .and_then(|p| p.get(key.as_str()))
+                            .unwrap_or(&Value::Null);
+                        nested.set_comparisons(key, schema);
+                    }
+                }
+                Alternative::Unordered(items) | Alternative::Contains(items) => {
+                    let item_schema = property.get("items").unwrap_or(&Value::Null);
+                    for item in items {
+                        item.set_comparisons(name, item_schema);
+                        // The items of a path list are paths: the array's name says what its items are.
+                        if item.comparison == Comparison::FreeText {
+                            item.comparison = own;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
     }
 
     /// True when the argument may be left out of the call.

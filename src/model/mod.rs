@@ -8,7 +8,7 @@ mod matcher;
 mod task;
 mod tool;
 
-pub use comparison::{Comparison, classify, set_comparisons};
+pub use comparison::{Comparison, classify};
 pub use matcher::{Alternative, ArgMatcher, MatcherError, distinct_items_match};
 pub use task::{
     BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Suite, Task, TaskInput,

@@ -9,7 +9,6 @@ use crate::load::Diagnostic;
 use crate::load::diagnostic::closest_name;
 use crate::load::toolset::parameters_help;
 use crate::load::variant::LoadedVariant;
-use crate::model::set_comparisons;
 use crate::model::{
     ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Task,
     TaskInput, TaskTool, Toolset,
@@ -424,7 +423,7 @@ impl TaskChecks<'_> {
                 }
             };
             let property = tool.input_schema["properties"][&name.value].clone();
-            set_comparisons(&mut matcher, &name.value, &property);
+            matcher.set_comparisons(&name.value, &property);
             let context = ArgumentContext {
                 task: id,
                 tool,
