@@ -7,7 +7,9 @@
 //! on the travel suite through the same code a run uses. For every trial it takes what llama.cpp
 //! computed (tokens evaluated in batches after the reused prefix, tokens generated) and the time
 //! llama.cpp needs for exactly that at the measured rates; the ratio of the trial's time to that is
-//! mcpick's overhead (the goal: within 1.5×). A recorded benchmark: `cargo bench --bench
+//! mcpick's overhead (the goal: within 1.5×). Score mode runs twice: pruned (only the candidates
+//! that can still win are scored) and with every action scored (`--graded`, which `ab` uses), and
+//! the last table gives what scoring every candidate costs a trial. A recorded benchmark: `cargo bench --bench
 //! local_model` prints the tables `benches/README.md` keeps. Models come from `$MCPICK_MODEL_DIR`
 //! (or the default folder), fetched once; `MCPICK_BENCH_MODELS=a,b` picks which and
 //! `MCPICK_BENCH_TASKS=N` how many trials each mode gets (default 12).
@@ -51,6 +53,7 @@ fn main() {
         "| model | llama.cpp prompt, 512 tokens | llama.cpp prompt, 64 tokens after the tool list | llama.cpp generation there | mode | trials | evaluated / generated tokens a trial (median) | trial (median) | llama.cpp for those tokens | ratio (median) |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut attention = Vec::new();
+    let mut scoring = Vec::new();
     for name in &models {
         let path = mcpick::catalogue::ensure(name)
             .expect("the model")
@@ -73,10 +76,24 @@ fn main() {
         );
         attention.push((name, default, "llama.cpp's default (flash attention on)"));
         for mode in ["score", "generate"] {
-            let trials = trial_work(&format!("local:{mode}:{name}"), &tools, quick);
+            let trials = trial_work(&format!("local:{mode}:{name}"), &tools, quick, false);
             report(name, mode, &speed, &trials);
+            if mode == "score" {
+                let every = trial_work(&format!("local:{mode}:{name}"), &tools, quick, true);
+                report(name, "score, every action (--graded)", &speed, &every);
+                scoring.push((name, median_seconds(&trials), median_seconds(&every)));
+            }
         }
         attention.push((name, speed, "mcpick's (flash attention off)"));
+    }
+    println!(
+        "\n| model | score mode trial, pruned scoring (median) | every action scored, --graded (median) | ratio |\n|---|---|---|---|"
+    );
+    for (name, pruned, every) in scoring {
+        println!(
+            "| {name} | {pruned:.2} s | {every:.2} s | {:.2}× |",
+            every / pruned
+        );
     }
     println!(
         "\n| model | context settings | prompt, 512 tokens | 16 tokens after the tool list | 64 tokens there | generation there |\n|---|---|---|---|---|---|"
@@ -133,6 +150,7 @@ fn llama_speed(
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(16384))
         .with_n_batch(16384)
+        .with_n_ubatch(32)
         .with_n_threads(THREADS)
         .with_n_threads_batch(THREADS_BATCH)
         .with_n_seq_max(64)
@@ -189,7 +207,7 @@ fn llama_speed(
 
 /// Trials of `spec` on travel's first tasks (after one warm-up trial, which evaluates the shared
 /// tool list once), with what llama.cpp computed for each.
-fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
+fn trial_work(spec: &str, tools: &[Value], quick: bool, graded: bool) -> Vec<TrialWork> {
     let workspace = Workspace::load(&[
         PathBuf::from("toolsets"),
         PathBuf::from("tasks/travel.toml"),
@@ -211,6 +229,7 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
         local: LocalOptions {
             threads: Some(THREADS as u32),
             threads_batch: Some(THREADS_BATCH as u32),
+            graded: Some(graded),
             ..LocalOptions::default()
         },
         ..BackendOptions::default()
@@ -253,6 +272,10 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool) -> Vec<TrialWork> {
         }
     }
     trials
+}
+
+fn median_seconds(trials: &[TrialWork]) -> f64 {
+    median(trials.iter().map(|t| t.seconds).collect())
 }
 
 fn median(mut values: Vec<f64>) -> f64 {

@@ -47,8 +47,11 @@ pub enum Command {
     },
     /// Run every task of the suites against every backend and score the tool calls.
     Run(Box<RunOptions>),
-    /// A paired description A/B test: `run` with two or more `--variant`s, reported as differences
-    /// with a paired bootstrap interval, McNemar's exact test and a verdict per backend.
+    /// A paired description A/B test: `run` with two or more `--variant`s (`--graded` on), reported
+    /// per backend on right picks (McNemar) and on how sure the model was (a sign-flip test on
+    /// per-task p(right pick), or right picks over `--repeats`), with intervals, the smallest
+    /// detectable difference and a verdict; and who gains at whose expense. A variant named twice
+    /// is an A/A test.
     Ab(Box<RunOptions>),
     /// A toolset-size sweep: `run` with `--sizes`, reported as accuracy against the number of tools
     /// shown, by gold-tool position, with a logistic fit of where accuracy falls.
@@ -321,6 +324,10 @@ pub struct RunOptions {
     /// Seed of a `local` model's sampling (with --temperature above 0) [default: 0].
     #[arg(long, value_name = "N")]
     pub seed: Option<u32>,
+    /// Record how sure the model was of each first pick, for graded A/B measures: `local` in score
+    /// mode scores every action and keeps their probabilities [always on for `ab`].
+    #[arg(long)]
+    pub graded: bool,
     /// Trials in flight at once, per backend.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,

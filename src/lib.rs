@@ -33,6 +33,7 @@
 //! | [`catalogue`] | the models mcpick knows by name, their pinned PyPI sources and SHA-256s; the model directory; verified, resumable fetching with progress |
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`observation`] | what a trial observed of the model (calls, their arguments, replies) and the view the scorer judges |
+//! | [`pick_distribution`] | how sure the model was of its first pick: each action's probability, the bounded part a trial keeps, `p_right`, margin, strongest competitor |
 //! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
 //! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
@@ -56,6 +57,7 @@ pub mod load;
 pub mod mcp;
 pub mod model;
 pub mod observation;
+pub mod pick_distribution;
 pub mod ranking;
 pub mod record;
 pub mod registry;

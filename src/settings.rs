@@ -94,6 +94,27 @@ pub struct RunSettings {
     pub batch: Option<BatchMode>,
 }
 
+impl RunSettings {
+    /// The arms' labels, in the order named: a variant named again is an A/A test (the same
+    /// descriptions on both sides, to check the statistics find nothing), its later arms labelled
+    /// `NAME#2`, `NAME#3`.
+    pub fn arm_labels(&self) -> Vec<String> {
+        let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        self.variants
+            .iter()
+            .map(|name| {
+                let count = seen.entry(name).or_insert(0);
+                *count += 1;
+                if *count == 1 {
+                    name.clone()
+                } else {
+                    format!("{name}#{count}")
+                }
+            })
+            .collect()
+    }
+}
+
 /// How `--batch` sends hosted turns.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BatchMode {

@@ -86,6 +86,7 @@ toolset = "smart_home"
 
 [[task]]
 id = "lights-on"
+tags = ["pair"]
 prompt = "Kitchen lights on, please."
 expect = [{ tool = "turn_on_light", args = { room = "kitchen" } }]
 
@@ -101,6 +102,7 @@ expect = [{ tool = "set_light_color", args = { room = "bedroom", color = { regex
 
 [[task]]
 id = "heating-status"
+tags = ["pair"]
 prompt = "What's the heating set to at the moment?"
 expect = [{ tool = "get_thermostat_status", args = { zone = ["downstairs", ""] } }]
 
@@ -126,6 +128,7 @@ expect = [{ tool = "play_music", args = { speaker = "kitchen" } }]
 
 [[task]]
 id = "thanks"
+tags = ["pair"]
 prompt = "Thanks, that's all."
 expect_no_call = true
 
@@ -350,6 +353,7 @@ fn abstention_suite() -> String {
         r#"
 [[task]]
 id = "capital"
+tags = ["pair"]
 prompt = "What is the capital of France?"
 expect_no_call = true
 
@@ -391,13 +395,24 @@ fn qwen_in_its_own_format_parses_its_calls_and_abstains_in_both_modes() {
         // so only runs with the same threads give the same trials (a close pick can flip). Two
         // turns: the written mode's calls and abstentions are in the first; the 0.5B then tends
         // to repeat its calls until the turn limit, which costs minutes and tests nothing more.
-        let extra = ["--threads", "1", "--threads-batch", "1", "--max-turns", "2"];
+        let extra = [
+            "--threads",
+            "1",
+            "--threads-batch",
+            "1",
+            "--max-turns",
+            "2",
+            "--graded",
+        ];
         (
             run_ok(suite.to_str().unwrap(), backends, &extra, &folder),
             folder,
         )
     };
     let (lines, folder) = run("first", &[&score, &generate, "random"]);
+    for line in by_backend(&lines, &score) {
+        check_pick_distribution(line);
+    }
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
             .unwrap();
@@ -446,20 +461,95 @@ fn qwen_in_its_own_format_parses_its_calls_and_abstains_in_both_modes() {
         right(&score),
         right("random")
     );
-    // Greedy decoding: a second run gives the same trials.
-    let (again, _) = run("second", &[&score]);
-    let key = |l: &&Value| {
+    // Greedy decoding: a second run gives the same trials, with the same probabilities to the
+    // last bit — here as an A/A test (`ab` with the same arm twice, on the four tasks tagged
+    // `pair`), whose arms are identical too, though each arm's prompt follows another in the
+    // model's cache, and whose comparison finds nothing on either measure.
+    let second = out.path().join("second");
+    let output = mcpick(&[
+        "ab",
+        suite.to_str().unwrap(),
+        "--variant",
+        "base",
+        "--variant",
+        "base",
+        "--tag",
+        "pair",
+        "--backend",
+        &score,
+        "--threads",
+        "1",
+        "--threads-batch",
+        "1",
+        "--max-turns",
+        "2",
+        "--out",
+        second.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let again = read_trials(&second);
+    let key = |l: &Value| {
         (
             l["task"].to_string(),
             l["calls"].to_string(),
             l["outcome"].to_string(),
+            l["actions"].to_string(),
         )
     };
-    let mut before: Vec<_> = by_backend(&lines, &score).iter().map(key).collect();
-    let mut after: Vec<_> = again.iter().map(|l| key(&l)).collect();
+    let paired = |l: &&Value| l["tags"].as_array().is_some_and(|t| !t.is_empty());
+    let mut before: Vec<_> = by_backend(&lines, &score)
+        .into_iter()
+        .filter(paired)
+        .map(key)
+        .collect();
+    assert_eq!(before.len(), 4);
     before.sort();
-    after.sort();
-    assert_eq!(before, after);
+    for arm in ["base", "base#2"] {
+        let mut after: Vec<_> = again
+            .iter()
+            .filter(|l| l["variant"] == arm)
+            .map(key)
+            .collect();
+        after.sort();
+        assert_eq!(before, after, "{arm}");
+    }
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(second.join("summary.json")).unwrap())
+            .unwrap();
+    let a_a = &summary["experiments"]["ab"][0];
+    let zero = serde_json::json!({"estimate": 0.0, "low": 0.0, "high": 0.0});
+    assert_eq!(a_a["mcnemar"]["p_value"], 1.0, "{a_a}");
+    assert_eq!(a_a["difference"], zero, "{a_a}");
+    assert_eq!(a_a["graded"]["measure"], "p(right pick)", "{a_a}");
+    assert_eq!(a_a["graded"]["sign_flip"]["p_value"], 1.0, "{a_a}");
+    assert_eq!(a_a["graded"]["difference"], zero, "{a_a}");
+}
+
+/// A `--graded` score trial keeps its first pick's distribution: what it keeps plus the remainder
+/// is 1 within 1e-6, every acceptable action is kept, and the pick is the most probable action.
+fn check_pick_distribution(line: &Value) {
+    let actions = &line["actions"];
+    let kept = actions["kept"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{line}"));
+    let total: f64 = kept.iter().map(|a| a["p"].as_f64().unwrap()).sum::<f64>()
+        + actions["rest"].as_f64().unwrap();
+    assert!((total - 1.0).abs() < 1e-6, "{total}: {line}");
+    let likeliest = kept
+        .iter()
+        .max_by(|a, b| {
+            a["p"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["p"].as_f64().unwrap())
+        })
+        .unwrap();
+    let picked = line["calls"][0]["tool"].as_str().unwrap_or("(text)");
+    assert_eq!(likeliest["action"], picked, "{line}");
+    let expected = line["expected_tools"].as_array().unwrap();
+    for tool in expected.iter().take(1) {
+        assert!(kept.iter().any(|a| &a["action"] == tool), "{line}");
+    }
 }
 
 /// The README's main job on the default model (Qwen2.5-Coder-1.5B, 1.1 GB), where a developer has

@@ -1,12 +1,16 @@
 //! Analysis of a finished (or partial) run, from its records alone: the trials become a polars
 //! DataFrame (`trials`; the Parquet exporter writes it as `trials.parquet`), the summary cells are
 //! tallies per backend and suite (`summary`), the experiment tables are polars queries
-//! (`experiments`: A/B arms, exposure strategies and their recall/selection split, size curves), the statistics behind every verdict are pure functions (`statistics`), and two runs
-//! compared trial by trial for a regression gate (`run_comparison`).
+//! (`experiments`: A/B arms on picks and on the graded measure, who gains at whose expense,
+//! exposure strategies and their recall/selection split, size curves), the statistics behind every
+//! verdict are pure functions (`statistics`), and two runs
+//! compared trial by trial for a regression gate (`run_comparison`); both compare a graded
+//! measure beside the picks (`graded_measure`).
 //! Everything comes in as arguments — the records, the arms the manifest names, the lint findings
 //! on the toolsets used; nothing here reads or writes a file. Rendering belongs to `report`.
 
 pub mod experiments;
+pub mod graded_measure;
 pub mod run_comparison;
 pub mod statistics;
 pub mod summary;
@@ -15,9 +19,9 @@ pub mod trials;
 use crate::lint::Finding;
 use crate::record::StoredTrial;
 use experiments::{
-    AbComparison, ConfusionMatrix, CountTokenEffect, ExposureSplit, PositionCurve, SizeCurve,
-    SplitRow, ab_comparisons, confusions, count_vs_tokens, exposure_splits, position_curves,
-    size_curves,
+    AbComparison, ConfusionMatrix, CountTokenEffect, ExposureSplit, PositionCurve, PullTable,
+    SizeCurve, SplitRow, ab_comparisons, confusions, count_vs_tokens, exposure_splits,
+    position_curves, pull_tables, size_curves,
 };
 use polars::prelude::DataFrame;
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,6 +36,8 @@ pub struct RunAnalysis {
     /// The arms in the order the run named them (empty without variants).
     pub arms: Vec<String>,
     pub ab: Vec<AbComparison>,
+    /// Per backend and arm B: the mass each tool draws on its own tasks and takes from others'.
+    pub pulls: Vec<PullTable>,
     /// The exposure strategies in the order the run named them (empty without `--exposure`).
     pub exposures: Vec<String>,
     /// Each strategy after the first against the first, paired on the same trials.
@@ -78,6 +84,11 @@ pub fn analyse(
     } else {
         Vec::new()
     };
+    let pulls = if arms.len() >= 2 {
+        pull_tables(trials, &arms)
+    } else {
+        Vec::new()
+    };
     let exposure_ab = if exposures.len() >= 2 {
         ab_comparisons(&frame, "exposure", &exposures)
             .map_err(|e| failed("exposure comparison", e))?
@@ -95,6 +106,7 @@ pub fn analyse(
         frame,
         arms,
         ab,
+        pulls,
         exposures,
         exposure_ab,
         exposure_splits,

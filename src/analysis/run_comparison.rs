@@ -2,10 +2,15 @@
 //! by suite, task, backend, repeat, sweep seed and size — not by the toolset's content or the
 //! variant's name, which is what differs between yesterday's descriptions and today's — and runs
 //! whose tasks differ are refused. Per backend: both rates of right picks, the paired difference
-//! with its bootstrap interval, McNemar's test, and whether NEW fails the gate (significantly worse
-//! at `alpha`, or below a minimum rate). Pure: the trials come in, the comparison goes out.
+//! with its bootstrap interval, McNemar's test, the graded measure's paired comparison where the
+//! runs carry one (`graded_measure`), and whether NEW fails the gate (significantly worse at
+//! `alpha` — on the graded measure when there is one, else on the picks — or below a minimum
+//! rate). Pure: the trials come in, the comparison goes out.
 
-use super::statistics::{McNemar, PairedDifference, mcnemar_exact, paired_bootstrap};
+use super::graded_measure::{GradedSource, unit_means};
+use super::statistics::{
+    GradedComparison, McNemar, PairedDifference, graded_comparison, mcnemar_exact, paired_bootstrap,
+};
 use crate::record::StoredTrial;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,8 +25,12 @@ pub struct GateSettings {
 /// Why NEW failed the gate for a backend.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GateFailure {
-    /// McNemar's test below alpha, with BASE winning more of the discordant pairs.
+    /// McNemar's test below alpha, with BASE winning more of the discordant pairs (for a backend
+    /// without a graded measure).
     SignificantlyWorse,
+    /// The graded measure's sign-flip test below alpha, with NEW's mean lower: for a backend with
+    /// one, the graded measure decides, as in `ab`.
+    GradedWorse,
     /// NEW's rate is below `--min-selection`.
     BelowMinimum,
 }
@@ -40,6 +49,8 @@ pub struct BackendComparison {
     pub difference: Option<PairedDifference>,
     /// `only_a`: pairs only BASE got right; `only_b`: only NEW.
     pub mcnemar: McNemar,
+    /// NEW against BASE on the graded measure, per task (`None` for a backend without one).
+    pub graded: Option<(GradedSource, GradedComparison)>,
     pub failures: Vec<GateFailure>,
 }
 
@@ -162,6 +173,7 @@ pub fn compare_runs(
     };
     for backend in base_backends.intersection(&new_backends) {
         let (mut a, mut b, mut errors) = (Vec::new(), Vec::new(), 0);
+        let mut paired: Vec<(&Condition, &StoredTrial, &StoredTrial)> = Vec::new();
         for (condition, base_trial) in base.iter().filter(|(c, _)| &c.2 == backend) {
             let Some(new_trial) = new.get(condition) else {
                 continue;
@@ -169,15 +181,49 @@ pub fn compare_runs(
             if base_trial.scored() && new_trial.scored() {
                 a.push(base_trial.right_pick());
                 b.push(new_trial.right_pick());
+                paired.push((condition, base_trial, new_trial));
             } else {
                 errors += 1;
             }
         }
-        comparison
-            .backends
-            .push(judge(backend, &a, &b, errors, settings));
+        let mut judged = judge(backend, &a, &b, errors, settings);
+        if let Some(graded) = graded(&paired, settings.alpha) {
+            judged
+                .failures
+                .retain(|f| *f != GateFailure::SignificantlyWorse);
+            if graded.1.p_value < settings.alpha && graded.1.difference < 0.0 {
+                judged.failures.insert(0, GateFailure::GradedWorse);
+            }
+            judged.graded = Some(graded);
+        }
+        comparison.backends.push(judged);
     }
     Ok(comparison)
+}
+
+/// NEW against BASE on the graded measure, averaged per task over repeats.
+fn graded(
+    paired: &[(&Condition, &StoredTrial, &StoredTrial)],
+    alpha: f64,
+) -> Option<(GradedSource, GradedComparison)> {
+    let probabilities = paired
+        .iter()
+        .all(|(_, a, b)| a.actions.is_some() && b.actions.is_some());
+    let max_repeat = paired.iter().map(|(c, _, _)| c.3).max().unwrap_or(0);
+    let source = GradedSource::of(probabilities, max_repeat)?;
+    let (base, new) = unit_means(
+        paired
+            .iter()
+            .map(|((suite, task, _, _, seed, size), a, b)| {
+                (
+                    (suite, task, seed, size),
+                    source.value(a.p_right(), a.right_pick()),
+                    source.value(b.p_right(), b.right_pick()),
+                )
+            }),
+    );
+    let comparison = graded_comparison(&base, &new, alpha, 10_000, 0x6d63_7069_636b)?;
+    Some((source, comparison))
 }
 
 fn judge(
@@ -216,6 +262,7 @@ fn judge(
         new_rate: rate(new),
         difference,
         mcnemar,
+        graded: None,
         failures,
     }
 }

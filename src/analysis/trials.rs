@@ -1,6 +1,7 @@
 //! A run's trials as a polars DataFrame: one row per stored trial, the
 //! columns every analysis groups by (backend, suite, variant, exposure, size, seed, repeat, task) and the
-//! facts it counts (the outcome, whether the pick was right, the tool expected and the tool picked,
+//! facts it counts (the outcome, whether the pick was right, how sure the model was of it where the
+//! backend says — `p_right`, the margin, the strongest competitor — the tool expected and the tool picked,
 //! the gold tool's position, whether retrieval or a search surfaced the gold tool, searches, tokens,
 //! latency), built from the stored trials. The same frame is
 //! written as `trials.parquet`.
@@ -63,6 +64,33 @@ pub fn frame(rows: &[StoredTrial]) -> PolarsResult<DataFrame> {
             rows.iter()
                 .map(|r| r.expected_tools.first().map(String::as_str))
                 .collect::<Vec<Option<&str>>>(),
+        ),
+        Column::new(
+            "p_right".into(),
+            rows.iter()
+                .map(StoredTrial::p_right)
+                .collect::<Vec<Option<f64>>>(),
+        ),
+        Column::new(
+            "margin".into(),
+            rows.iter()
+                .map(|r| {
+                    r.actions
+                        .as_ref()
+                        .and_then(|a| a.margin(&r.acceptable_actions()))
+                })
+                .collect::<Vec<Option<f64>>>(),
+        ),
+        Column::new(
+            "strongest_competitor".into(),
+            rows.iter()
+                .map(|r| {
+                    r.actions.as_ref().and_then(|a| {
+                        a.strongest_competitor(&r.acceptable_actions())
+                            .map(|c| c.action.clone())
+                    })
+                })
+                .collect::<Vec<Option<String>>>(),
         ),
         Column::new(
             "first_tool".into(),

@@ -280,6 +280,8 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
         input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
         output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
         searches,
+        // A hosted API gives no probability of its tool choice (see `pick_distribution`).
+        actions: Vec::new(),
     })
 }
 

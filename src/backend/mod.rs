@@ -107,6 +107,11 @@ pub struct Reply {
     /// Searches the provider's own tool search ran within this reply (`native-search`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub searches: Vec<crate::tool_exposure::ObservedSearch>,
+    /// The probability of every action the model could take at this reply (answering in text, or
+    /// calling each tool shown), summing to 1: given by a backend that scores every action
+    /// (`local` in `score` mode with `action_probabilities`), empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<crate::pick_distribution::ActionProbability>,
 }
 
 /// Why a backend produced no reply, classified so the runner knows whether to retry.
@@ -222,6 +227,7 @@ impl AnyBackend {
                     max_tokens: options.max_tokens.unwrap_or(256),
                     temperature: local.temperature.unwrap_or(0.0),
                     seed: local.seed.unwrap_or(0),
+                    action_probabilities: local.graded.unwrap_or(false),
                 };
                 LocalBackend::load(mode, resolved)
                     .map(|b| AnyBackend::Local(std::sync::Arc::new(b)))

@@ -29,6 +29,10 @@ pub struct LocalOptions {
     pub ctx_size: Option<u32>,
     pub temperature: Option<f32>,
     pub seed: Option<u32>,
+    /// Record how sure the model was of each pick (`local` in `score` mode: the probability of
+    /// every action); `ab` turns it on, `run --graded` too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graded: Option<bool>,
 }
 
 impl BackendOptions {
@@ -45,6 +49,7 @@ impl BackendOptions {
                 ctx_size: self.local.ctx_size.or(fallback.local.ctx_size),
                 temperature: self.local.temperature.or(fallback.local.temperature),
                 seed: self.local.seed.or(fallback.local.seed),
+                graded: self.local.graded.or(fallback.local.graded),
             },
         }
     }

@@ -1,5 +1,6 @@
 //! `mcpick compare BASE_DIR NEW_DIR`: the regression gate. Both runs' trials are read, paired and
-//! judged (`analysis::run_comparison`); this prints one line per backend and picks the exit code:
+//! judged (`analysis::run_comparison`); this prints one line per backend, and a line on its graded
+//! measure, and picks the exit code:
 //! 0 when NEW holds up, 1 when it is significantly worse or below `--min-selection`, 2 when the runs
 //! cannot be compared.
 
@@ -80,6 +81,10 @@ pub fn run_compare(
                         "FAIL: worse ({} pairs only BASE got right, {} only NEW; p < {})",
                         backend.mcnemar.only_a, backend.mcnemar.only_b, settings.alpha
                     ),
+                    GateFailure::GradedWorse => format!(
+                        "FAIL: worse on the graded measure (sign-flip p < {})",
+                        settings.alpha
+                    ),
                     GateFailure::BelowMinimum => format!(
                         "FAIL: below --min-selection {:.1}%",
                         settings.min_selection.unwrap_or(0.0) * 100.0
@@ -97,6 +102,29 @@ pub fn run_compare(
             backend.new_rate * 100.0,
             backend.mcnemar.p_value
         )?;
+        match &backend.graded {
+            Some((source, g)) => writeln!(
+                out,
+                "{}: graded ({}, {} tasks): BASE {:.1}%, NEW {:.1}%, NEW − BASE {:+.1} pp [{:+.1}, {:+.1}], sign-flip p = {:.4}{}; detectable with 80% power: {}; the gate is decided by the graded measure",
+                backend.backend,
+                source.describe(),
+                g.tasks,
+                g.mean_a * 100.0,
+                g.mean_b * 100.0,
+                g.difference * 100.0,
+                g.low * 100.0,
+                g.high * 100.0,
+                g.p_value,
+                if g.exact { " (exact)" } else { "" },
+                g.minimum_detectable
+                    .map_or("–".into(), |d| format!("±{:.1} pp", d * 100.0)),
+            )?,
+            None => writeln!(
+                out,
+                "{}: no graded measure (one pick per task and no probabilities: run with --graded or --repeats); the gate is decided by the picks",
+                backend.backend
+            )?,
+        }
         if backend.errors > 0 {
             writeln!(
                 out,

@@ -93,7 +93,12 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             )?;
             Ok(ExitStatus::InvalidInput)
         }
-        Command::Ab(options) | Command::Sweep(options) => run_run(*options, out),
+        // An A/B test compares how sure the model was, not only what it picked.
+        Command::Ab(mut options) => {
+            options.graded = true;
+            run_run(*options, out)
+        }
+        Command::Sweep(options) => run_run(*options, out),
         Command::Report { run_dir } => run_report(&run_dir, out),
         Command::Merge { run_dirs, output } => run_merge(&run_dirs, &output, out),
         Command::Compare {

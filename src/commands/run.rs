@@ -42,6 +42,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
                 ctx_size: options.ctx_size,
                 temperature: options.temperature,
                 seed: options.seed,
+                graded: options.graded.then_some(true),
             },
         },
         concurrency: options.concurrency,

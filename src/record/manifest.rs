@@ -198,9 +198,9 @@ impl Manifest {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// The arms in the order the run named them (empty without variants).
-    pub fn named_arms(&self) -> &[String] {
-        &self.options.variants
+    /// The arms in the order the run named them, as trials label them (empty without variants).
+    pub fn named_arms(&self) -> Vec<String> {
+        self.options.arm_labels()
     }
 
     /// The exposure strategies in the order the run named them, as labels (empty without any).

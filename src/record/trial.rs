@@ -6,6 +6,7 @@
 use crate::backend::ChatMessage;
 use crate::model::ScoringProfile;
 use crate::observation::{Observed, ObservedCall};
+use crate::pick_distribution::{PickDistribution, TEXT_ACTION};
 use crate::score::{Outcome, Verdict};
 use crate::tool_exposure::{Exposure, ObservedSearch, Retrieval};
 use serde::{Deserialize, Serialize};
@@ -62,7 +63,8 @@ pub struct StoredTrial {
     #[serde(default)]
     pub expected_tools: Vec<String>,
     /// The tools a right first pick may choose (written for trials with an exposure strategy, whose
-    /// retrieval and searches are judged by them; otherwise `expected_tools` stands in).
+    /// retrieval and searches are judged by them, and for trials with `actions`, whose `p_right`
+    /// is; otherwise `expected_tools` stands in).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub first_pick_tools: Vec<String>,
     /// The tool names in the order `tools/list` gave them.
@@ -78,6 +80,11 @@ pub struct StoredTrial {
     #[serde(flatten)]
     pub verdict: Verdict,
     pub calls: Vec<ObservedCall>,
+    /// How sure the model was of its first pick, for backends that score every action (`local`
+    /// in `score` mode with `--graded`, which `ab` turns on): the bounded part of the distribution
+    /// that `pick_distribution` keeps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<PickDistribution>,
     /// How many tools were shown: the length of `tools_shown`, kept on the line because the lines
     /// of older versions carry only this count.
     #[serde(default, rename = "shown_tools")]
@@ -175,6 +182,30 @@ impl StoredTrial {
                 .iter()
                 .any(|s| s.found.iter().any(|f| gold.contains(f)))
         })
+    }
+
+    /// The actions a right first pick may take: the acceptable tools, or answering in text for a
+    /// task that wants no call.
+    pub fn acceptable_actions(&self) -> Vec<String> {
+        let tools = self.pick_tools();
+        if tools.is_empty() {
+            vec![TEXT_ACTION.to_string()]
+        } else {
+            tools.to_vec()
+        }
+    }
+
+    /// The probability the model gave a right first pick (`None` without `actions`).
+    pub fn p_right(&self) -> Option<f64> {
+        let actions = self.actions.as_ref()?;
+        Some(actions.p_right(&self.acceptable_actions()))
+    }
+
+    /// The trial's graded measure: `p_right` where the backend gave its distribution, else the
+    /// pick itself, 0 or 1 (whose mean over a task's repeats is its right-pick rate).
+    pub fn graded_score(&self) -> f64 {
+        self.p_right()
+            .unwrap_or(if self.right_pick() { 1.0 } else { 0.0 })
     }
 
     /// Tool and arguments right (or a right abstention).

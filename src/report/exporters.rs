@@ -83,9 +83,13 @@ impl Exporter for CsvExporter {
             "cost_usd",
             "backend_error",
             "detail",
+            "p_right",
+            "margin",
         ])?;
         for trial in report.trials {
             let verdict = &trial.verdict;
+            let acceptable = trial.acceptable_actions();
+            let graded = trial.actions.as_ref();
             let cells = [
                 trial.suite.as_str(),
                 &trial.toolset,
@@ -112,6 +116,10 @@ impl Exporter for CsvExporter {
                 &format!("{:.6}", trial.cost_usd),
                 trial.backend_error.as_deref().unwrap_or(""),
                 &verdict.detail,
+                &graded.map_or(String::new(), |a| format!("{:.6}", a.p_right(&acceptable))),
+                &graded
+                    .and_then(|a| a.margin(&acceptable))
+                    .map_or(String::new(), |m| format!("{m:.4}")),
             ];
             csv.write_record(cells.map(|cell| spreadsheet_safe(cell).into_owned()))?;
         }

@@ -1,10 +1,12 @@
 //! A run's outputs, rebuilt from its records (`rebuild`) and written by exporters behind one trait
 //! (`exporters`: CSV, Parquet, HTML, Markdown, JSON). The report is one document (`document`): its
-//! sections (`sections`), each experiment described once with its tables (`tables`) and charts,
+//! sections (`sections`), each experiment described once with its tables (`tables`, and the A/B
+//! ones in `ab_tables`) and charts,
 //! which the Markdown exporter (`markdown`: `summary.md`, the terminal) and the HTML exporter
 //! (`html`: the self-contained `report.html`) render in their formats; `summary` holds the summary
 //! table and `summary.json`. Nothing here computes a statistic — the numbers are `analysis`'s.
 
+mod ab_tables;
 pub mod document;
 mod exporters;
 pub mod html;

@@ -32,7 +32,7 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         &stored.trials,
         manifest
             .as_ref()
-            .map_or(Vec::new(), |(m, _)| m.named_arms().to_vec()),
+            .map_or(Vec::new(), |(m, _)| m.named_arms()),
         manifest
             .as_ref()
             .map_or(Vec::new(), |(m, _)| m.named_exposures()),

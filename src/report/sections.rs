@@ -1,15 +1,17 @@
 //! The report's sections, each experiment described once: its tables, the lines that name tasks,
 //! and its charts, in the order a reader wants them — the summary, description A/B, exposure
-//! strategies, toolset size, tools or tokens, confusion, latency. Built from the analysis and the
+//! strategies, toolset size, tools or tokens, confusion (with who gains at whose expense), latency. Built from the analysis and the
 //! trials; every exporter renders these same sections.
 
+use super::ab_tables::{
+    ab_table, discordant_lines, exposure_ab_table, pull_table, repeats_table, take_over_lines,
+};
 use super::document::{
     Chart, ConfusionCounts, Curve, CurveKind, CurvePoint, ForestRow, LatencySeries, Part, Section,
     Table,
 };
 use super::tables::{
-    ab_table, confused_table, count_tokens_table, discordant_lines, exposure_ab_table, fit_table,
-    position_table, repeats_table, size_table, split_table,
+    confused_table, count_tokens_table, fit_table, position_table, size_table, split_table,
 };
 use crate::analysis::RunAnalysis;
 use crate::analysis::experiments::{AbComparison, SizePoint};
@@ -189,6 +191,18 @@ fn confusion_section(analysis: &RunAnalysis) -> Option<Section> {
     if !confused.rows.is_empty() {
         parts.push(Part::Table(confused));
     }
+    // Beside the confusion: which arm's descriptions pull picks from other tools' tasks.
+    let pulls = pull_table(&analysis.pulls);
+    if !pulls.rows.is_empty() {
+        parts.push(Part::Table(pulls));
+        let take_overs = take_over_lines(&analysis.pulls);
+        if !take_overs.is_empty() {
+            parts.push(Part::Lines {
+                caption: "Take-overs".into(),
+                lines: take_overs,
+            });
+        }
+    }
     if !analysis.confusions.is_empty() {
         parts.push(Part::Chart(Chart::Confusion(
             analysis
@@ -217,21 +231,35 @@ fn discordant(comparisons: &[AbComparison]) -> Part {
     }
 }
 
+/// One row per comparison and measure: the picks, then the graded measure where there is one.
 fn forest(comparisons: &[AbComparison]) -> Vec<ForestRow> {
-    comparisons
-        .iter()
-        .filter_map(|c| {
-            let d = c.difference.as_ref()?;
-            Some(ForestRow {
-                backend: c.backend.clone(),
+    let mut rows = Vec::new();
+    for c in comparisons {
+        if let Some(d) = &c.difference {
+            rows.push(ForestRow {
+                backend: format!("{} · picks", c.backend),
                 arm_a: c.arm_a.clone(),
                 arm_b: c.arm_b.clone(),
                 difference: d.difference,
                 low: d.low,
                 high: d.high,
                 p_value: c.mcnemar.p_value,
-                verdict: c.verdict.sentence(&c.arm_a, &c.arm_b),
-            })
-        })
-        .collect()
+                verdict: c.picks_verdict.sentence(&c.arm_a, &c.arm_b),
+            });
+        }
+        if let Some(graded) = &c.graded {
+            let g = &graded.comparison;
+            rows.push(ForestRow {
+                backend: format!("{} · {}", c.backend, graded.source.describe()),
+                arm_a: c.arm_a.clone(),
+                arm_b: c.arm_b.clone(),
+                difference: g.difference,
+                low: g.low,
+                high: g.high,
+                p_value: g.p_value,
+                verdict: graded.verdict.sentence(&c.arm_a, &c.arm_b),
+            });
+        }
+    }
+    rows
 }

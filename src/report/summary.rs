@@ -5,6 +5,7 @@
 use super::Table;
 use super::tables::percent;
 use crate::analysis::RunAnalysis;
+use crate::analysis::experiments::Measure;
 use crate::analysis::summary::SummaryCell;
 use crate::score::Outcome;
 use std::collections::BTreeMap;
@@ -92,6 +93,17 @@ pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
             "difference": c.difference.as_ref().map(|d| json!({"estimate": d.difference, "low": d.low, "high": d.high})),
             "mcnemar": {"only_a": c.mcnemar.only_a, "only_b": c.mcnemar.only_b, "p_value": c.mcnemar.p_value},
             "verdict": c.verdict.sentence(&c.arm_a, &c.arm_b),
+            "decided_by": match c.decided_by { Measure::Picks => "picks", Measure::Graded => "graded" },
+            "picks_verdict": c.picks_verdict.sentence(&c.arm_a, &c.arm_b),
+            "picks_detectable": c.picks_detectable,
+            "graded": c.graded.as_ref().map(|g| json!({
+                "measure": g.source.describe(),
+                "tasks": g.comparison.tasks, "mean_a": g.comparison.mean_a, "mean_b": g.comparison.mean_b,
+                "difference": {"estimate": g.comparison.difference, "low": g.comparison.low, "high": g.comparison.high},
+                "sign_flip": {"p_value": g.comparison.p_value, "exact": g.comparison.exact},
+                "detectable": g.comparison.minimum_detectable,
+                "verdict": g.verdict.sentence(&c.arm_a, &c.arm_b),
+            })),
             "only_a_tasks": c.only_a, "only_b_tasks": c.only_b,
             "tasks_for_80_percent_power": c.tasks_needed,
             "repeats": c.repeats_a.as_ref().zip(c.repeats_b.as_ref()).map(|(a, b)| json!({
@@ -131,6 +143,16 @@ pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
         })).collect::<Vec<_>>(),
     })).collect();
     let mut experiments = json!({"arms": analysis.arms, "ab": ab, "sizes": sizes, "positions": positions, "confusion": confusion});
+    if !analysis.pulls.is_empty() {
+        experiments["pulls"] = analysis.pulls.iter().map(|p| json!({
+            "backend": p.backend, "arm_a": p.arm_a, "arm_b": p.arm_b, "probabilities": p.probabilities,
+            "tools": p.tools.iter().map(|t| json!({
+                "action": t.tool, "own_tasks": t.own_tasks, "other_tasks": t.other_tasks,
+                "own_a": t.own_a, "own_b": t.own_b, "taken_a": t.taken_a, "taken_b": t.taken_b,
+                "own_gain": t.own_gain, "taken_gain": t.taken_gain, "flagged": t.flagged,
+            })).collect::<Vec<_>>(),
+        })).collect();
+    }
     // Only runs that name strategies get these keys, so the summaries of other runs read as before.
     if !analysis.exposures.is_empty() {
         experiments["exposures"] = json!(analysis.exposures);

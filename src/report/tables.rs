@@ -1,15 +1,13 @@
-//! The report's tables, built from the analysis in no format: A/B verdicts (arms and exposure
-//! strategies) with the tasks each arm alone got right, repeats, the exposure split, tools against
+//! The report's tables, built from the analysis in no format: the exposure split, tools against
 //! tokens, the size sweep with its fitted sizes, position bias, and the most confused tool pairs with
-//! their lint findings; and how a cell writes a proportion with its interval or a p-value. Every
-//! number comes from `analysis`; `sections` puts the tables where they belong.
+//! their lint findings; and how a cell writes a proportion with its interval or a p-value. The A/B
+//! tables are `ab_tables`'. Every number comes from `analysis`; `sections` puts the tables where
+//! they belong.
 
 use super::document::Table;
 use crate::analysis::CONFUSED_PAIRS_SHOWN as CONFUSED_LIMIT;
 use crate::analysis::RunAnalysis;
-use crate::analysis::experiments::{
-    AbComparison, CountTokenEffect, ExposureSplit, SizeCurve, series_name,
-};
+use crate::analysis::experiments::{CountTokenEffect, ExposureSplit, SizeCurve, series_name};
 use crate::score::Interval;
 
 /// A proportion with its interval: `61.4% [46.6, 74.3]`.
@@ -29,52 +27,6 @@ pub fn p_value(p: f64) -> String {
     } else {
         format!("{p:.4}")
     }
-}
-
-/// The A/B table: one row per backend and pair of arms.
-pub fn ab_table(comparisons: &[AbComparison]) -> Table {
-    let mut table = Table {
-        caption: "Description A/B (paired): right picks per arm with Wilson 95% intervals; difference B − A with a paired bootstrap 95% interval; McNemar's exact test on the discordant pairs".into(),
-        header: [
-            "backend", "A", "B", "pairs", "A right", "B right", "B − A [95% CI]", "only A / only B",
-            "McNemar p", "verdict", "tasks for 80% power",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: Vec::new(),
-    };
-    for c in comparisons {
-        let difference = c.difference.as_ref().map_or("–".into(), |d| {
-            format!(
-                "{:+.1} pp [{:+.1}, {:+.1}]",
-                d.difference * 100.0,
-                d.low * 100.0,
-                d.high * 100.0
-            )
-        });
-        table.rows.push(vec![
-            c.backend.clone(),
-            c.arm_a.clone(),
-            c.arm_b.clone(),
-            c.pairs.to_string(),
-            percent(&c.a),
-            percent(&c.b),
-            difference,
-            format!("{} / {}", c.mcnemar.only_a, c.mcnemar.only_b),
-            p_value(c.mcnemar.p_value),
-            c.verdict.sentence(&c.arm_a, &c.arm_b),
-            c.tasks_needed.map_or("–".into(), |n| n.to_string()),
-        ]);
-    }
-    table
-}
-
-/// The exposure comparison: each strategy against the first named, the same paired statistics and
-/// verdict wording as a description A/B test.
-pub fn exposure_ab_table(comparisons: &[AbComparison]) -> Table {
-    let mut table = ab_table(comparisons);
-    table.caption = "Exposure strategies (paired on the same trials): right picks per strategy with Wilson 95% intervals; difference B − A with a paired bootstrap 95% interval; McNemar's exact test on the discordant pairs".into();
-    table
 }
 
 /// Where each strategy's misses come from, per condition.
@@ -155,33 +107,6 @@ pub fn count_tokens_table(effects: &[CountTokenEffect]) -> Table {
         });
     }
     table
-}
-
-/// pass@k and consistency per arm, when the run has repeats.
-pub fn repeats_table(comparisons: &[AbComparison]) -> Option<Table> {
-    let mut rows = Vec::new();
-    for c in comparisons {
-        for (arm, agreement) in [(&c.arm_a, &c.repeats_a), (&c.arm_b, &c.repeats_b)] {
-            if let Some(a) = agreement {
-                rows.push(vec![
-                    c.backend.clone(),
-                    arm.clone(),
-                    a.tasks.to_string(),
-                    format!("{:.1}%", a.pass_at_k * 100.0),
-                    format!("{:.1}%", a.all_pass * 100.0),
-                    format!("{:.1}%", a.consistency * 100.0),
-                ]);
-            }
-        }
-    }
-    rows.dedup();
-    (!rows.is_empty()).then(|| Table {
-        caption: "Repeats: pass@k (right in at least one repeat), right in every repeat, and consistency (every repeat agrees)".into(),
-        header: ["backend", "arm", "tasks", "pass@k", "all k", "consistency"]
-            .map(String::from)
-            .to_vec(),
-        rows,
-    })
 }
 
 /// The sweep table: accuracy and prompt size per toolset size.
@@ -301,27 +226,4 @@ pub fn confused_table(analysis: &RunAnalysis) -> Table {
         }
     }
     table
-}
-
-/// The tasks each arm alone got right, one line per comparison.
-pub fn discordant_lines(comparisons: &[AbComparison]) -> Vec<String> {
-    let mut lines = Vec::new();
-    for c in comparisons {
-        let list = |tasks: &[String]| {
-            if tasks.is_empty() {
-                "none".to_string()
-            } else {
-                tasks.join(", ")
-            }
-        };
-        lines.push(format!(
-            "{}: only {} right: {}; only {} right: {}",
-            c.backend,
-            c.arm_a,
-            list(&c.only_a),
-            c.arm_b,
-            list(&c.only_b)
-        ));
-    }
-    lines
 }

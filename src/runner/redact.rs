@@ -74,6 +74,7 @@ mod tests {
             input_tokens: 3,
             output_tokens: 4,
             searches: Vec::new(),
+            actions: Vec::new(),
         };
         let cleaned = redact(reply, &[KEY.to_string()]);
         let text = serde_json::to_string(&cleaned).unwrap();

@@ -61,6 +61,7 @@ mod tests {
             input_tokens: 1,
             output_tokens: 2,
             searches: Vec::new(),
+            actions: Vec::new(),
         };
         let kept = bound_reply(reply);
         let text = kept.text.unwrap();

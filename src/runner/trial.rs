@@ -1,6 +1,7 @@
 //! One trial: a fresh MCP session, the backend's turns, the calls executed through the server (a
-//! `search_tools` call recorded as a search, not a pick), the verdict — all written into the stored
-//! trial the plan made for it, the one shape a trial's result has.
+//! `search_tools` call recorded as a search, not a pick), how sure the model was of its first pick
+//! (when the backend says), the verdict — all written into the stored trial the plan made for it,
+//! the one shape a trial's result has.
 
 use super::lane::BackendLane;
 use super::sweep_tools::gold_position;
@@ -10,6 +11,7 @@ use crate::mcp::transport::duplex::connect_in_memory;
 use crate::mcp::{McpServer, SEARCH_TOOL_NAME};
 use crate::model::{Role, Task, TaskInput};
 use crate::observation::{CallArguments, ObservedCall};
+use crate::pick_distribution::{ActionProbability, PickDistribution};
 use crate::record::StoredTrial;
 use crate::score::score_task;
 use crate::tool_exposure::ObservedSearch;
@@ -151,6 +153,10 @@ pub async fn run_trial(
                 };
                 trial.input_tokens += reply.input_tokens;
                 trial.output_tokens += reply.output_tokens;
+                let searched = searchable && reply.calls.iter().any(|c| c.tool == SEARCH_TOOL_NAME);
+                if trial.actions.is_none() && !reply.actions.is_empty() && !searched {
+                    keep_first_pick(trial, task, &reply.actions);
+                }
                 let native_searches: Vec<ObservedSearch> = reply
                     .searches
                     .into_iter()
@@ -218,6 +224,23 @@ pub async fn run_trial(
     trial.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     finish(trial, task);
     Ok(())
+}
+
+/// Keeps the bounded part of the first pick's distribution, with the tools a right first pick may
+/// choose (which the trial's `p_right` is judged by).
+fn keep_first_pick(trial: &mut StoredTrial, task: &Task, actions: &[ActionProbability]) {
+    if trial.first_pick_tools.is_empty() {
+        trial.first_pick_tools = task
+            .expectation
+            .first_pick_tools()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+    }
+    trial.actions = Some(PickDistribution::bounded(
+        actions,
+        &trial.acceptable_actions(),
+    ));
 }
 
 /// What a `search_tools` call searched for.

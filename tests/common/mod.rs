@@ -7,6 +7,7 @@ pub mod bfcl_mutations;
 pub mod hosted_run;
 pub mod mock_provider;
 pub mod native_search_provider;
+pub mod suggestible_provider;
 
 /// The records of a run folder's `trials.jsonl`, each line parsed (a line that does not parse
 /// fails the test).

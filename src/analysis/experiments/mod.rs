@@ -1,16 +1,15 @@
 //! The experiment tables, each a polars query over the trials frame followed by the statistics:
-//! paired comparisons of arms (description variants, or exposure strategies), accuracy against
+//! paired comparisons of arms (description variants, or exposure strategies: `ab`, on picks and on
+//! the graded measure), accuracy against
 //! toolset size with a logistic fit (one series per backend, arm and strategy), accuracy by the
-//! gold tool's position, and the confusion of expected against picked tools; what each exposure
+//! gold tool's position, and the confusion of expected against picked tools; who gains at whose
+//! expense between description arms is `pull`'s; what each exposure
 //! strategy's misses come from is `exposure_split`'s, and the count-versus-tokens fit of a sweep
 //! with several description arms `count_vs_tokens`'s. The metric is
 //! the *pick*: the first call chose an acceptable tool, or nothing was called when nothing should
 //! be; `error` trials are left out of every figure (and of both sides of a pair).
 
-use super::statistics::{
-    AbVerdict, LogisticFit, McNemar, PairedDifference, RepeatAgreement, ab_verdict,
-    fit_logistic_in_log_n, mcnemar_exact, paired_bootstrap, paired_sample_size, repeat_agreement,
-};
+use super::statistics::{LogisticFit, fit_logistic_in_log_n};
 use crate::score::{Interval, wilson_interval};
 use polars::prelude::*;
 use std::collections::BTreeMap;
@@ -30,29 +29,6 @@ const CONDITION_KEYS: [&str; 8] = [
 ];
 const BOOTSTRAP_RESAMPLES: usize = 10_000;
 const BOOTSTRAP_SEED: u64 = 20_261_201;
-pub const ALPHA: f64 = 0.05;
-
-/// One backend's comparison of arm B against arm A.
-#[derive(Debug, Clone)]
-pub struct AbComparison {
-    pub backend: String,
-    pub arm_a: String,
-    pub arm_b: String,
-    pub a: Interval,
-    pub b: Interval,
-    pub pairs: usize,
-    pub mcnemar: McNemar,
-    pub difference: Option<PairedDifference>,
-    pub verdict: AbVerdict,
-    /// Tasks (with their condition) only arm A got right, and only arm B.
-    pub only_a: Vec<String>,
-    pub only_b: Vec<String>,
-    /// With repeats: pass@k and consistency per arm.
-    pub repeats_a: Option<RepeatAgreement>,
-    pub repeats_b: Option<RepeatAgreement>,
-    /// Tasks an effect of the observed size would need for 80% power at this discordance.
-    pub tasks_needed: Option<u64>,
-}
 
 /// Accuracy at one toolset size.
 #[derive(Debug, Clone)]
@@ -144,113 +120,6 @@ fn bools(frame: &DataFrame, name: &str) -> PolarsResult<Vec<bool>> {
 
 fn count_as_u64(e: Expr) -> Expr {
     e.cast(DataType::UInt64)
-}
-
-/// Each arm after the first against the first, per backend, on trials paired by task and condition.
-/// `axis` is the column the arms are values of: `variant` (description A/B) or `exposure`.
-pub fn ab_comparisons(
-    frame: &DataFrame,
-    axis: &str,
-    arms: &[String],
-) -> PolarsResult<Vec<AbComparison>> {
-    let mut comparisons = Vec::new();
-    let Some((arm_a, others)) = arms.split_first() else {
-        return Ok(comparisons);
-    };
-    let pair_keys: Vec<&str> = CONDITION_KEYS
-        .iter()
-        .copied()
-        .filter(|k| *k != axis)
-        .collect();
-    let keys: Vec<Expr> = pair_keys.iter().map(|k| col(*k)).collect();
-    let arm = |name: &str, alias: &str| {
-        let mut columns: Vec<Expr> = pair_keys.iter().map(|k| col(*k)).collect();
-        columns.push(col("right_pick").alias(alias));
-        scored(frame)
-            .filter(col(axis).eq(lit(name.to_string())))
-            .select(columns)
-    };
-    for arm_b in others {
-        let pairs = arm(arm_a, "a")
-            .join(
-                arm(arm_b, "b"),
-                keys.clone(),
-                keys.clone(),
-                JoinArgs::new(JoinType::Inner),
-            )
-            .sort(pair_keys.clone(), SortMultipleOptions::default())
-            .collect()?;
-        let backends = strings(&pairs, "backend")?;
-        let tasks = strings(&pairs, "task")?;
-        let sizes = numbers(&pairs, "size")?;
-        let seeds = numbers(&pairs, "sweep_seed")?;
-        let repeats = numbers(&pairs, "repeat")?;
-        let (a, b) = (bools(&pairs, "a")?, bools(&pairs, "b")?);
-        let mut by_backend: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-        for (i, backend) in backends.iter().enumerate() {
-            by_backend.entry(backend).or_default().push(i);
-        }
-        for (backend, rows) in by_backend {
-            let a_right: Vec<bool> = rows.iter().map(|&i| a[i]).collect();
-            let b_right: Vec<bool> = rows.iter().map(|&i| b[i]).collect();
-            let label = |i: usize| {
-                let mut label = tasks[i].clone();
-                if sizes[i] > 0 {
-                    label.push_str(&format!(" N={} seed {}", sizes[i], seeds[i]));
-                }
-                if repeats[i] > 0 {
-                    label.push_str(&format!(" #{}", repeats[i]));
-                }
-                label
-            };
-            let only_a: Vec<String> = rows
-                .iter()
-                .filter(|&&i| a[i] && !b[i])
-                .map(|&i| label(i))
-                .collect();
-            let only_b: Vec<String> = rows
-                .iter()
-                .filter(|&&i| b[i] && !a[i])
-                .map(|&i| label(i))
-                .collect();
-            let mcnemar = mcnemar_exact(only_a.len() as u64, only_b.len() as u64);
-            let difference =
-                paired_bootstrap(&a_right, &b_right, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
-            let verdict = ab_verdict(&mcnemar, &difference, ALPHA);
-            let count = |v: &[bool]| v.iter().filter(|x| **x).count() as u64;
-            let n = rows.len() as u64;
-            let observed = (count(&b_right) as f64 - count(&a_right) as f64) / n.max(1) as f64;
-            let discordant = (only_a.len() + only_b.len()) as f64 / n.max(1) as f64;
-            let repeated = rows.iter().any(|&i| repeats[i] > 0);
-            let agreement = |right: &[bool]| {
-                let mut per_task: BTreeMap<(String, u64, u64), Vec<bool>> = BTreeMap::new();
-                for (k, &i) in rows.iter().enumerate() {
-                    per_task
-                        .entry((tasks[i].clone(), sizes[i], seeds[i]))
-                        .or_default()
-                        .push(right[k]);
-                }
-                repeat_agreement(&per_task.into_values().collect::<Vec<_>>())
-            };
-            comparisons.push(AbComparison {
-                backend: backend.to_string(),
-                arm_a: arm_a.clone(),
-                arm_b: arm_b.clone(),
-                a: wilson_interval(count(&a_right), n),
-                b: wilson_interval(count(&b_right), n),
-                pairs: rows.len(),
-                mcnemar,
-                difference,
-                verdict,
-                only_a,
-                only_b,
-                repeats_a: repeated.then(|| agreement(&a_right)),
-                repeats_b: repeated.then(|| agreement(&b_right)),
-                tasks_needed: paired_sample_size(observed, discordant, ALPHA, 0.8),
-            });
-        }
-    }
-    Ok(comparisons)
 }
 
 /// Pick accuracy against toolset size, per backend and arm, with the logistic fit in log N.
@@ -476,10 +345,14 @@ pub fn series_name(backend: &str, variant: &str, exposure: &str) -> String {
     name
 }
 
+mod ab;
 mod count_vs_tokens;
 mod exposure_split;
+mod pull;
+pub use ab::{ALPHA, AbComparison, GradedAb, Measure, ab_comparisons};
 pub use count_vs_tokens::{CountTokenEffect, count_vs_tokens};
 pub use exposure_split::{ExposureSplit, SplitRow, exposure_splits};
+pub use pull::{FLAG_PICKS, FLAG_RISE, PullTable, ToolPull, pull_tables};
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 //! confusion matrix, and size curves with their fit.
 
 use super::*;
+use crate::analysis::statistics::AbVerdict;
 use crate::analysis::trials::frame;
 use crate::record::StoredTrial;
 

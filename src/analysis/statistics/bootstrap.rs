@@ -1,5 +1,6 @@
-//! The paired bootstrap: a 95% percentile interval on the difference in success rate between two
-//! arms run on the same tasks, resampling whole pairs from a seeded generator.
+//! The paired bootstrap: a 95% percentile interval on the mean difference between two arms run on
+//! the same tasks — in success rate, or in a graded score — resampling whole pairs from a seeded
+//! generator.
 
 use super::splitmix::SplitMix64;
 
@@ -26,25 +27,38 @@ pub fn paired_bootstrap(
     resamples: usize,
     seed: u64,
 ) -> Option<PairedDifference> {
-    if a.len() != b.len() || a.is_empty() || resamples == 0 {
+    if a.len() != b.len() {
         return None;
     }
-    let pair_differences: Vec<i64> = a
+    let differences: Vec<f64> = a
         .iter()
         .zip(b)
-        .map(|(&a, &b)| i64::from(b) - i64::from(a))
+        .map(|(&a, &b)| f64::from(u8::from(b)) - f64::from(u8::from(a)))
         .collect();
-    let pairs = pair_differences.len();
-    let pairs_f = pairs as f64;
-    let difference = pair_differences.iter().sum::<i64>() as f64 / pairs_f;
+    bootstrap_mean_difference(&differences, resamples, seed)
+}
 
+/// The mean of per-pair differences (B − A, each in [−1, 1]: a pick's 0/1, or a probability) with
+/// its 95% percentile bootstrap interval, resampling pairs with a seeded generator. `None` when
+/// there are no pairs or `resamples` is 0.
+pub fn bootstrap_mean_difference(
+    differences: &[f64],
+    resamples: usize,
+    seed: u64,
+) -> Option<PairedDifference> {
+    if differences.is_empty() || resamples == 0 {
+        return None;
+    }
+    let pairs = differences.len();
+    let pairs_f = pairs as f64;
+    let difference = differences.iter().sum::<f64>() / pairs_f;
     let mut rng = SplitMix64::new(seed);
     let mut resampled: Vec<f64> = (0..resamples)
         .map(|_| {
-            let total: i64 = (0..pairs)
-                .map(|_| pair_differences[rng.below(pairs as u64) as usize])
+            let total: f64 = (0..pairs)
+                .map(|_| differences[rng.below(pairs as u64) as usize])
                 .sum();
-            total as f64 / pairs_f
+            total / pairs_f
         })
         .collect();
     resampled.sort_by(f64::total_cmp);

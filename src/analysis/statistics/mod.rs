@@ -1,18 +1,24 @@
 //! The statistics of experiments: exact McNemar test, paired bootstrap interval, logistic fit of
-//! accuracy against log toolset size, the joint fit on tool count and prompt tokens, pass@k and consistency, sample size for a paired comparison.
-//! Pure functions; no I/O.
+//! accuracy against log toolset size, the joint fit on tool count and prompt tokens, pass@k and
+//! consistency, sample size for a paired comparison, and the graded paired comparison (bootstrap,
+//! sign-flip test, minimum detectable difference). Pure functions; no I/O.
 //!
-//! No dependency is used — only `std` and the crate's own `hashing` (the bootstrap's mixing step) —
-//! so the numbers here do not move when a dependency is upgraded. Every function
-//! accepts any input without panicking: where a statistic does not exist for the input (no pairs,
-//! no trials, data that cannot identify a slope) the result is `None` or a documented degenerate
-//! value, never NaN.
+//! The distributions and their quantiles (normal, binomial, Student's t) come from `statrs`: a
+//! pure-Rust crate, the most used of its kind, whose special functions follow Boost and Numerical
+//! Recipes and are tested against reference values; it adds no native code to the build. What no
+//! crate does for this use is written here, each with its test against known values: the paired
+//! bootstrap and the sign-flip permutation test (seeded by `splitmix`, so a report's intervals do
+//! not move from run to run), the logistic fits, and McNemar's two-sided p-value from the binomial
+//! tail. Every function accepts any input without panicking: where a statistic does not exist for
+//! the input (no pairs, no trials, data that cannot identify a slope) the result is `None` or a
+//! documented degenerate value, never NaN.
 //!
 //! One file per method: `mcnemar`, `bootstrap` (drawing from the seeded generator in `splitmix`),
-//! `logistic_fit`, `two_factor_fit`, `repeats`, `sample_size` (with the normal quantile it needs) and `verdict`,
-//! which words an A/B outcome from the first two.
+//! `logistic_fit`, `two_factor_fit`, `repeats`, `sample_size` (with the normal quantile it needs),
+//! `graded` (a paired comparison of per-task probabilities) and `verdict`, which words an A/B outcome.
 
 mod bootstrap;
+mod graded;
 mod logistic_fit;
 mod mcnemar;
 mod repeats;
@@ -21,13 +27,16 @@ mod splitmix;
 mod two_factor_fit;
 mod verdict;
 
-pub use bootstrap::{PairedDifference, paired_bootstrap};
+pub use bootstrap::{PairedDifference, bootstrap_mean_difference, paired_bootstrap};
+pub use graded::{
+    GradedComparison, graded_comparison, minimum_detectable_difference, sign_flip_p_value,
+};
 pub use logistic_fit::{LogisticFit, fit_logistic_in_log_n};
 pub use mcnemar::{McNemar, mcnemar_exact};
 pub use repeats::{RepeatAgreement, repeat_agreement};
-pub use sample_size::{normal_quantile, paired_sample_size};
+pub use sample_size::{normal_quantile, paired_detectable_difference, paired_sample_size};
 pub use two_factor_fit::{TwoFactorFit, fit_count_and_tokens};
-pub use verdict::{AbVerdict, ab_verdict};
+pub use verdict::{AbVerdict, ab_verdict, graded_verdict};
 
 /// Reference checks shared by the method files' tests.
 #[cfg(test)]

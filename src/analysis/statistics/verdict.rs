@@ -1,7 +1,7 @@
-//! The A/B verdict: which arm, if either, won by McNemar's test, and the verdict as words a report
-//! prints.
+//! The A/B verdict: which arm, if either, won — by McNemar's test on the picks, or by the sign-flip
+//! test on a graded measure — and the verdict as words a report prints.
 
-use super::{McNemar, PairedDifference};
+use super::{GradedComparison, McNemar, PairedDifference};
 
 /// The outcome of an A/B comparison, in words a report can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +34,23 @@ pub fn ab_verdict(
             return AbVerdict::BBetter;
         }
         if mcnemar.only_a > mcnemar.only_b {
+            return AbVerdict::ABetter;
+        }
+    }
+    AbVerdict::NoDetectableDifference
+}
+
+/// Decides an A/B comparison on a graded measure: a winner only when the sign-flip p-value is
+/// below `alpha`, the winner being the arm with the higher mean.
+pub fn graded_verdict(comparison: &GradedComparison, alpha: f64) -> AbVerdict {
+    if comparison.tasks == 0 {
+        return AbVerdict::NoPairs;
+    }
+    if comparison.p_value < alpha {
+        if comparison.difference > 0.0 {
+            return AbVerdict::BBetter;
+        }
+        if comparison.difference < 0.0 {
             return AbVerdict::ABetter;
         }
     }
@@ -86,6 +103,33 @@ mod tests {
         assert_eq!(
             ab_verdict(&mcnemar_exact(0, 0), &None, 0.05),
             AbVerdict::NoPairs
+        );
+    }
+
+    #[test]
+    fn graded_verdicts_need_significance_and_direction() {
+        let better =
+            crate::analysis::statistics::graded_comparison(&[0.2; 12], &[0.5; 12], 0.05, 1000, 1)
+                .unwrap();
+        assert_eq!(graded_verdict(&better, 0.05), AbVerdict::BBetter);
+        let worse =
+            crate::analysis::statistics::graded_comparison(&[0.5; 12], &[0.2; 12], 0.05, 1000, 1)
+                .unwrap();
+        assert_eq!(graded_verdict(&worse, 0.05), AbVerdict::ABetter);
+        let same =
+            crate::analysis::statistics::graded_comparison(&[0.5; 12], &[0.5; 12], 0.05, 1000, 1)
+                .unwrap();
+        assert_eq!(
+            graded_verdict(&same, 0.05),
+            AbVerdict::NoDetectableDifference
+        );
+        // Three tasks cannot reach 0.05 whatever they show (the smallest p is 2/8).
+        let few =
+            crate::analysis::statistics::graded_comparison(&[0.0; 3], &[1.0; 3], 0.05, 1000, 1)
+                .unwrap();
+        assert_eq!(
+            graded_verdict(&few, 0.05),
+            AbVerdict::NoDetectableDifference
         );
     }
 

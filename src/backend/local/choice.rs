@@ -12,14 +12,26 @@
 //! the whole reply to mcpick's choice prompt, minus half the log-probability the model gives the
 //! same name when the request is left out — a prior that tempers a small model's taste for some
 //! names regardless of the request. `none` winning is an abstention.
+//!
+//! With `action_probabilities` set, every candidate is scored (in the native style, to a floor of
+//! 1e-4: `Scope::Mass`) and the reply carries each action's probability
+//! (`crate::pick_distribution`): in the native style the model's own (text, or a call of each
+//! tool, normalised over the tools shown); in the instructed style the softmax of the calibrated
+//! scores. Otherwise only what can still win is scored (`Scope::Best`).
 
 use super::LocalBackend;
 use super::engine::{ANY_JSON_OBJECT, Engine, Sampling, Scope};
 use super::prompt::{CallSyntax, choice_prompt, native_messages, native_tools};
 use crate::backend::hosted::parse_arguments;
 use crate::backend::{BackendError, Reply, ToolCallRequest, Turn, last_user_text};
+use crate::pick_distribution::{ActionProbability, TEXT_ACTION, normalised};
 use llama_cpp_2::token::LlamaToken;
 use serde_json::{Value, json};
+
+/// With `action_probabilities`, names whose first token is less likely than this are not scored
+/// to the end: their probability is below it (their first token's is an upper bound, and what they
+/// get), which is also below what a trial keeps of its distribution (`pick_distribution::KEEP_ABOVE`).
+const NAME_FLOOR: f64 = 1e-4;
 
 /// How much of the instructed prior is subtracted. Measured with SmolLM2-135M on the shipped travel
 /// and smart-home suites (110 tasks), selection accuracy was 19.4% with no calibration, 32.3% with
@@ -70,7 +82,12 @@ impl LocalBackend {
             .map(|(o, &end)| o[shared_len..end.min(o.len())].to_vec())
             .collect();
         let openers = self.call_openers(engine);
-        let scored = engine.score_continuations(&prompt, &shared, &own, openers, Scope::Best)?;
+        let scope = if self.options.action_probabilities {
+            Scope::Mass(NAME_FLOOR)
+        } else {
+            Scope::Best
+        };
+        let scored = engine.score_continuations(&prompt, &shared, &own, openers, scope)?;
         // The model's reply is text, or a call of one tool. The probability that it opens a call
         // in any written form (the template's tag, a fence, bare JSON) rather than with text, times
         // that of then naming a given tool, is the probability of calling that tool; the likeliest
@@ -82,6 +99,20 @@ impl LocalBackend {
         let p_best_call = p_call * scored.candidates[best].exp();
         tracing::debug!(p_call, p_best_call, "call decision");
         let input_tokens = prompt.len() as u64;
+        let actions = if self.options.action_probabilities {
+            // Every name was scored, to `NAME_FLOOR`: text, or a call of each tool.
+            let raw = std::iter::once((TEXT_ACTION.to_string(), 1.0 - p_call))
+                .chain(
+                    names
+                        .iter()
+                        .zip(&scored.candidates)
+                        .map(|(name, score)| (name.to_string(), p_call * score.exp())),
+                )
+                .collect();
+            normalised(raw).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         if p_best_call < 1.0 - p_call {
             return Ok(Reply {
                 text: Some(format!(
@@ -90,6 +121,7 @@ impl LocalBackend {
                     names[best]
                 )),
                 input_tokens,
+                actions,
                 ..Reply::default()
             });
         }
@@ -108,6 +140,7 @@ impl LocalBackend {
             }],
             input_tokens,
             output_tokens: openings[best].len() as u64 + written,
+            actions,
             ..Reply::default()
         })
     }
@@ -160,10 +193,16 @@ impl LocalBackend {
             .map(|(g, p)| g - PRIOR_WEIGHT * p)
             .collect();
         let best = argmax(&calibrated);
+        let actions = if self.options.action_probabilities {
+            instructed_actions(&names, &calibrated)
+        } else {
+            Vec::new()
+        };
         if best == names.len() - 1 {
             return Ok(Reply {
                 text: Some("No tool fits this request.".into()),
                 input_tokens,
+                actions,
                 ..Reply::default()
             });
         }
@@ -194,6 +233,7 @@ impl LocalBackend {
             input_tokens,
             output_tokens,
             searches: Vec::new(),
+            actions,
         })
     }
 
@@ -250,6 +290,28 @@ fn shared_prefix(sequences: &[Vec<LlamaToken>]) -> usize {
     });
     let shortest = sequences.iter().map(Vec::len).min().unwrap_or(0);
     common.min(shortest.saturating_sub(1))
+}
+
+/// The instructed style's actions: the softmax of the calibrated scores, `none` standing for text.
+/// The prior-tempered scores rank the names as the pick does, but they are not the probabilities
+/// the model would sample its reply with (those are the uncalibrated ones), so a graded measure from
+/// them is a measure of the pick's margin, not an expected right-pick rate.
+fn instructed_actions(names: &[&str], calibrated: &[f64]) -> Vec<ActionProbability> {
+    let top = calibrated.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let raw = names
+        .iter()
+        .zip(calibrated)
+        .enumerate()
+        .map(|(i, (name, score))| {
+            let action = if i == names.len() - 1 {
+                TEXT_ACTION.to_string()
+            } else {
+                name.to_string()
+            };
+            (action, (score - top).exp())
+        })
+        .collect();
+    normalised(raw).unwrap_or_default()
 }
 
 /// The index of the highest score (the first, on a tie).

@@ -86,6 +86,9 @@ pub struct LocalSettings {
     /// `seed` and the trial, so a rerun draws the same tokens.
     pub temperature: f32,
     pub seed: u32,
+    /// In `score` mode, score every action (not only those that can still win) and return each
+    /// one's probability with the reply, for the graded measures of an A/B test.
+    pub action_probabilities: bool,
 }
 
 /// The context a model gets unless `--ctx-size` says otherwise (or the model was trained on less):
@@ -192,6 +195,7 @@ impl LocalBackend {
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(ctx_size))
             .with_n_batch(ctx_size)
+            .with_n_ubatch(engine::EVALUATION_CHUNK as u32)
             .with_n_threads(options.threads.max(1) as i32)
             .with_n_threads_batch(options.threads_batch.max(1) as i32)
             // Candidates are scored as parallel sequences sharing the prompt's cells.

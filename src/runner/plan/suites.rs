@@ -10,7 +10,6 @@ use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{ScoringProfile, Task, TaskTool, Tool};
 use crate::settings::RunSettings;
-use std::collections::HashSet;
 use std::path::PathBuf;
 
 /// The suites' workspace and, with `--pool`, the pool's; their errors go to `problems`.
@@ -61,9 +60,6 @@ pub(super) fn load_workspaces(
             ));
         }
     }
-    if options.variants.iter().collect::<HashSet<_>>().len() < options.variants.len() {
-        problems.push("a --variant is named twice".into());
-    }
     let pool_workspace = options.pool.as_ref().map(|dir| {
         let pool = Workspace::load(std::slice::from_ref(dir));
         if pool.toolsets.is_empty() {
@@ -107,13 +103,9 @@ pub(super) fn plan_suites(
                 vec![(None, toolset.tools.clone(), suite.tasks.clone())]
             } else {
                 let mut arms = Vec::new();
-                for name in &options.variants {
+                for (name, label) in options.variants.iter().zip(options.arm_labels()) {
                     if name == BASE_ARM {
-                        arms.push((
-                            Some(name.clone()),
-                            toolset.tools.clone(),
-                            suite.tasks.clone(),
-                        ));
+                        arms.push((Some(label), toolset.tools.clone(), suite.tasks.clone()));
                     } else if let Some(variant) =
                         workspace.variant(name).filter(|v| v.base == suite.toolset)
                     {
@@ -126,7 +118,7 @@ pub(super) fn plan_suites(
                                 })
                             })
                             .collect();
-                        arms.push((Some(name.clone()), variant.toolset.tools.clone(), tasks));
+                        arms.push((Some(label), variant.toolset.tools.clone(), tasks));
                     }
                 }
                 if arms.len() < options.variants.len() {

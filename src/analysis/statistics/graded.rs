@@ -1,0 +1,308 @@
+//! A paired comparison on a graded measure: per task, a score in [0, 1] under arm A and under arm
+//! B (the probability the model gave the right action, or the right-pick rate over its repeats;
+//! a task's repeats are averaged before it gets here, so tasks are the unit). Reported: the mean
+//! paired difference B − A with a paired bootstrap interval, a two-sided sign-flip permutation test
+//! on the per-task differences — exact (every one of the 2^n sign patterns) for up to 20 tasks,
+//! otherwise 20,000 seeded random patterns — and the smallest difference the comparison could
+//! detect with 80% power at this spread of differences.
+//!
+//! The sign-flip test, not Wilcoxon's signed-rank test, because the differences are bounded and
+//! pile up at exactly 0 when most scores are near 0 or 1 (a model sure either way in both arms):
+//! zeros carry no sign and simply drop out of the permutation distribution, where Wilcoxon needs
+//! tie and zero corrections; and it tests the mean difference the report shows, not a median.
+//! With most differences at 0 the test is conservative — its size falls below alpha — never the
+//! other way; identical arms give p = 1 and a zero interval. Differences below `TIE_BELOW` are
+//! ties (floating-point noise between two evaluations of one prompt).
+
+use super::bootstrap::bootstrap_mean_difference;
+use super::splitmix::SplitMix64;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// Per-task differences smaller than this are ties (0): the same prompt evaluated in another batch
+/// layout gets probabilities that differ in the last digits llama.cpp computes, which is noise, not
+/// an effect — and a noise-only "difference" on every task would give the sign-flip test something
+/// to count where an A/A test must find nothing. 0.01 percentage points is below anything a
+/// report prints.
+pub const TIE_BELOW: f64 = 1e-4;
+
+/// Task counts up to which the permutation test enumerates every sign pattern.
+const EXACT_UP_TO: usize = 20;
+/// Random sign patterns drawn above that.
+const MONTE_CARLO_PATTERNS: usize = 20_000;
+
+/// Arm B against arm A on a graded measure, task by task.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GradedComparison {
+    pub tasks: usize,
+    pub mean_a: f64,
+    pub mean_b: f64,
+    /// Mean of the per-task differences B − A.
+    pub difference: f64,
+    /// The paired bootstrap 95% interval on `difference`.
+    pub low: f64,
+    pub high: f64,
+    /// Two-sided sign-flip permutation p-value.
+    pub p_value: f64,
+    /// Whether every sign pattern was counted (else a seeded sample of them).
+    pub exact: bool,
+    /// The smallest |B − A| detectable with 80% power at two-sided `alpha`, from the observed spread
+    /// of the differences (a one-sample t approximation); `None` with fewer than two tasks.
+    pub minimum_detectable: Option<f64>,
+}
+
+/// Compares per-task scores `a` and `b` (same tasks, same order); `None` when they differ in
+/// length or are empty.
+pub fn graded_comparison(
+    a: &[f64],
+    b: &[f64],
+    alpha: f64,
+    resamples: usize,
+    seed: u64,
+) -> Option<GradedComparison> {
+    if a.len() != b.len() || a.is_empty() {
+        return None;
+    }
+    let differences: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| {
+            if (y - x).abs() < TIE_BELOW {
+                0.0
+            } else {
+                y - x
+            }
+        })
+        .collect();
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
+    let interval = bootstrap_mean_difference(&differences, resamples.max(1), seed)?;
+    let (p_value, exact) = sign_flip_p_value(&differences, seed ^ 0x5157_4E46_4C49_5053);
+    Some(GradedComparison {
+        tasks: differences.len(),
+        mean_a: mean(a),
+        mean_b: mean(b),
+        difference: interval.difference,
+        low: interval.low,
+        high: interval.high,
+        p_value,
+        exact,
+        minimum_detectable: minimum_detectable_difference(&differences, alpha, 0.8),
+    })
+}
+
+/// The share of sign patterns whose mean difference is at least as far from 0 as the observed one
+/// (counting the observed pattern), and whether every pattern was counted.
+pub fn sign_flip_p_value(differences: &[f64], seed: u64) -> (f64, bool) {
+    // Zeros are the same under either sign: they cannot move the statistic.
+    let moving: Vec<f64> = differences.iter().copied().filter(|d| *d != 0.0).collect();
+    if moving.is_empty() {
+        return (1.0, true);
+    }
+    let observed = moving.iter().sum::<f64>().abs();
+    // A pattern "as extreme" within rounding of the observed sum counts as extreme.
+    let tolerance = 1e-9 * moving.iter().map(|d| d.abs()).sum::<f64>().max(1.0);
+    let extreme = |sum: f64| sum.abs() >= observed - tolerance;
+    if moving.len() <= EXACT_UP_TO {
+        let patterns = 1u64 << moving.len();
+        let count = (0..patterns)
+            .filter(|pattern| {
+                let sum: f64 = moving
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| if pattern >> i & 1 == 1 { -d } else { *d })
+                    .sum();
+                extreme(sum)
+            })
+            .count();
+        return (count as f64 / patterns as f64, true);
+    }
+    let mut rng = SplitMix64::new(seed);
+    let count = (0..MONTE_CARLO_PATTERNS)
+        .filter(|_| {
+            let sum: f64 = moving
+                .iter()
+                .map(|d| if rng.below(2) == 1 { -d } else { *d })
+                .sum();
+            extreme(sum)
+        })
+        .count();
+    // The observed pattern is one of the possible ones: (count + 1) / (draws + 1) keeps p above 0.
+    (
+        (count + 1) as f64 / (MONTE_CARLO_PATTERNS + 1) as f64,
+        false,
+    )
+}
+
+/// The smallest mean difference a one-sample t test on these differences detects with `power` at
+/// two-sided `alpha`: `(t(1 − alpha/2, n − 1) + t(power, n − 1)) · sd / sqrt(n)`. With every
+/// difference alike (sd 0) any difference would show: 0.
+pub fn minimum_detectable_difference(differences: &[f64], alpha: f64, power: f64) -> Option<f64> {
+    let n = differences.len();
+    if n < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
+        return None;
+    }
+    let mean = differences.iter().sum::<f64>() / n as f64;
+    let variance = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
+    let multiplier = t.inverse_cdf(1.0 - alpha / 2.0) + t.inverse_cdf(power);
+    let detectable = multiplier * variance.sqrt() / (n as f64).sqrt();
+    detectable.is_finite().then_some(detectable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::statistics::tests::assert_close;
+
+    #[test]
+    fn identical_arms_give_p_one_and_a_zero_interval() {
+        let scores = [0.9, 0.2, 0.55, 1.0, 0.0, 0.31];
+        let same = graded_comparison(&scores, &scores, 0.05, 2000, 7).unwrap();
+        assert_eq!((same.difference, same.low, same.high), (0.0, 0.0, 0.0));
+        assert_eq!((same.p_value, same.exact), (1.0, true));
+        assert_eq!(same.minimum_detectable, Some(0.0));
+    }
+
+    #[test]
+    fn differences_below_the_resolution_are_ties() {
+        let a = [0.5, 0.25, 0.9];
+        let b = [0.500_000_3, 0.249_999_8, 0.9];
+        let noise = graded_comparison(&a, &b, 0.05, 500, 7).unwrap();
+        assert_eq!((noise.difference, noise.low, noise.high), (0.0, 0.0, 0.0));
+        assert_eq!(noise.p_value, 1.0);
+    }
+
+    #[test]
+    fn the_exact_test_counts_sign_patterns() {
+        // Differences 0.1, 0.2, 0.3: of the 8 sign patterns only +++ and --- reach |0.6|.
+        let (p, exact) = sign_flip_p_value(&[0.1, 0.2, 0.3], 1);
+        assert!(exact);
+        assert_close(p, 2.0 / 8.0, 1e-12);
+        // A zero difference drops out: the same three move, p unchanged.
+        assert_close(sign_flip_p_value(&[0.1, 0.0, 0.2, 0.3], 1).0, 0.25, 1e-12);
+        // Ten tasks all better by 0.2: only the two all-same patterns are as extreme, p = 2/1024.
+        assert_close(sign_flip_p_value(&[0.2; 10], 1).0, 2.0 / 1024.0, 1e-12);
+    }
+
+    #[test]
+    fn the_sampled_test_agrees_with_the_exact_one() {
+        // 21 differences: sampled (above the exact limit), and small enough to count by brute force.
+        let differences: Vec<f64> = (0..21)
+            .map(|i| ((i * 37 % 11) as f64 - 4.5) / 20.0)
+            .collect();
+        let (sampled, exact) = sign_flip_p_value(&differences, 3);
+        assert!(!exact);
+        let observed = differences.iter().sum::<f64>().abs();
+        let patterns = 1u64 << differences.len();
+        let extreme = (0..patterns)
+            .filter(|pattern| {
+                let sum: f64 = differences
+                    .iter()
+                    .enumerate()
+                    .map(|(i, d)| if pattern >> i & 1 == 1 { -d } else { *d })
+                    .sum();
+                sum.abs() >= observed - 1e-9
+            })
+            .count();
+        let truth = extreme as f64 / patterns as f64;
+        let error = 4.0 * (truth * (1.0 - truth) / MONTE_CARLO_PATTERNS as f64).sqrt() + 1e-4;
+        assert!(
+            (sampled - truth).abs() <= error,
+            "sampled {sampled}, exact {truth}"
+        );
+    }
+
+    #[test]
+    fn the_minimum_detectable_difference_follows_the_t_quantiles() {
+        // n = 16: (t(0.975, 15) + t(0.8, 15)) * sd / 4, the quantiles by integrating Student's
+        // density with mpmath (30 digits): 2.131449545560 and 0.866244973195.
+        let differences: Vec<f64> = (0..16)
+            .map(|i| if i % 2 == 0 { 0.2 } else { -0.2 })
+            .collect();
+        let sd = (differences.iter().map(|d| d * d).sum::<f64>() / 15.0).sqrt();
+        let expected = (2.131_449_545_560 + 0.866_244_973_195) * sd / 4.0;
+        assert_close(
+            minimum_detectable_difference(&differences, 0.05, 0.8).unwrap(),
+            expected,
+            1e-9,
+        );
+        assert_eq!(minimum_detectable_difference(&[0.1], 0.05, 0.8), None);
+    }
+
+    /// The placebo check: recorded per-task differences given random signs are A/A comparisons by
+    /// construction (no arm is better), so the share the test rejects at alpha = 0.05 must stay
+    /// within the binomial interval of 0.05 — or below it, since zeros and ties make it
+    /// conservative. Run on the binary picks of a recorded A/B test and on graded scores.
+    #[test]
+    fn placebo_arms_are_rejected_at_most_at_alpha() {
+        let recorded = recorded_pick_differences();
+        assert!(recorded.len() >= 40, "{}", recorded.len());
+        let graded = recorded_p_right_differences();
+        assert_eq!(graded.len(), 53);
+        for (name, differences) in [
+            ("recorded picks", recorded),
+            ("recorded p(right pick)", graded),
+        ] {
+            let mut rng = SplitMix64::new(2026);
+            let experiments = 400;
+            let rejected = (0..experiments)
+                .filter(|k| {
+                    let placebo: Vec<f64> = differences
+                        .iter()
+                        .map(|d| if rng.below(2) == 1 { -d } else { *d })
+                        .collect();
+                    sign_flip_p_value(&placebo, *k as u64).0 < 0.05
+                })
+                .count();
+            let rate = rejected as f64 / experiments as f64;
+            // Wilson 99% upper bound of a 5% rate over 400 experiments is about 0.084.
+            println!(
+                "placebo ({name}): {rejected} of {experiments} rejected at 0.05 ({:.1}%)",
+                rate * 100.0
+            );
+            assert!(rate <= 0.084, "{name}: {rate}");
+        }
+    }
+
+    /// Per-task p(right pick) differences (rich − terse) of the default embedded model on the
+    /// travel suite, from the README's A/B run (`tests/data/graded/travel_local_p_right.json`).
+    fn recorded_p_right_differences() -> Vec<f64> {
+        let text = std::fs::read_to_string("tests/data/graded/travel_local_p_right.json").unwrap();
+        let recorded: serde_json::Value = serde_json::from_str(&text).unwrap();
+        recorded["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["travel-rich"].as_f64().unwrap() - t["travel-terse"].as_f64().unwrap())
+            .collect()
+    }
+
+    /// Per-task pick differences (rich − terse) of bm25 in the recorded A/B run.
+    fn recorded_pick_differences() -> Vec<f64> {
+        use std::collections::HashMap;
+        use std::io::Read;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(
+            std::fs::File::open("tests/data/golden/ab_travel/trials.jsonl.gz").unwrap(),
+        )
+        .read_to_string(&mut text)
+        .unwrap();
+        let mut picks: HashMap<(String, String), [Option<bool>; 2]> = HashMap::new();
+        for line in text.lines() {
+            let trial: serde_json::Value = serde_json::from_str(line).unwrap();
+            let arm = match trial["variant"].as_str() {
+                Some("travel-terse") => 0,
+                Some("travel-rich") => 1,
+                _ => continue,
+            };
+            let right = trial["selection_correct"]
+                .as_bool()
+                .unwrap_or(trial["outcome"] == "correct_abstain");
+            let key = (trial["backend"].to_string(), trial["task"].to_string());
+            picks.entry(key).or_default()[arm] = Some(right);
+        }
+        picks
+            .values()
+            .filter_map(|[a, b]| Some(f64::from(u8::from((*b)?)) - f64::from(u8::from((*a)?))))
+            .collect()
+    }
+}

@@ -1,0 +1,244 @@
+//! The A/B tables, built from the analysis in no format: each comparison on two rows side by side —
+//! right picks (McNemar) and the graded measure (sign-flip test), each with its interval, p-value
+//! and the smallest difference it could detect — with the verdict on the row of the measure that
+//! decides; the tasks each arm alone got right; repeats; and who gains at whose expense (the pull
+//! table and the tools it flags).
+
+use super::document::Table;
+use super::tables::{p_value, percent};
+use crate::analysis::experiments::{
+    AbComparison, FLAG_PICKS, FLAG_RISE, Measure, PullTable, ToolPull,
+};
+
+/// Rows a backend's pull table shows besides the flagged tools.
+const PULL_ROWS: usize = 8;
+
+/// A difference as points with its interval: `+3.8 pp [−5.7, +13.2]`.
+fn points(difference: f64, low: f64, high: f64) -> String {
+    format!(
+        "{:+.1} pp [{:+.1}, {:+.1}]",
+        difference * 100.0,
+        low * 100.0,
+        high * 100.0
+    )
+}
+
+/// The A/B table: per backend and pair of arms, a row for the picks and a row for the graded
+/// measure.
+pub fn ab_table(comparisons: &[AbComparison]) -> Table {
+    let mut table = Table {
+        caption: "Description A/B (paired), two measures side by side. Right picks: per arm with Wilson 95% intervals, B − A with a paired bootstrap 95% interval, McNemar's exact test on the discordant pairs. Graded: p(right pick), the probability the model gave an acceptable first action (the expected right-pick rate of the same model sampling at temperature 1), or a sampled backend's right picks over its repeats; averaged per task (tasks are the unit), B − A with a paired bootstrap interval, a sign-flip permutation test on the per-task differences. Detectable: the smallest |B − A| each test finds with 80% power at the spread observed. The verdict comes from the graded measure when the backend gives one".into(),
+        header: [
+            "backend", "A", "B", "measure", "n", "A", "B", "B − A [95% CI]", "test", "p",
+            "detectable (80% power)", "verdict",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    for c in comparisons {
+        let verdict = |measure: Measure, sentence: String| {
+            if measure == c.decided_by {
+                format!("{sentence} (decides)")
+            } else {
+                sentence
+            }
+        };
+        let picks_detectable = c.picks_detectable.map_or("–".into(), |d| {
+            let mut cell = format!("±{:.1} pp", d * 100.0);
+            if let Some(n) = c.tasks_needed {
+                cell.push_str(&format!("; the difference seen needs {n} tasks"));
+            }
+            cell
+        });
+        table.rows.push(vec![
+            c.backend.clone(),
+            c.arm_a.clone(),
+            c.arm_b.clone(),
+            "right picks".into(),
+            format!("{} pairs", c.pairs),
+            percent(&c.a),
+            percent(&c.b),
+            c.difference
+                .as_ref()
+                .map_or("–".into(), |d| points(d.difference, d.low, d.high)),
+            format!(
+                "McNemar, {} / {} discordant",
+                c.mcnemar.only_a, c.mcnemar.only_b
+            ),
+            p_value(c.mcnemar.p_value),
+            picks_detectable,
+            verdict(Measure::Picks, c.picks_verdict.sentence(&c.arm_a, &c.arm_b)),
+        ]);
+        let graded = match &c.graded {
+            Some(graded) => {
+                let g = &graded.comparison;
+                vec![
+                    graded.source.describe(),
+                    format!("{} tasks", g.tasks),
+                    format!("{:.1}%", g.mean_a * 100.0),
+                    format!("{:.1}%", g.mean_b * 100.0),
+                    points(g.difference, g.low, g.high),
+                    if g.exact {
+                        "sign-flip, exact".into()
+                    } else {
+                        "sign-flip, 20,000 patterns".into()
+                    },
+                    p_value(g.p_value),
+                    g.minimum_detectable
+                        .map_or("–".into(), |d| format!("±{:.1} pp", d * 100.0)),
+                    verdict(Measure::Graded, graded.verdict.sentence(&c.arm_a, &c.arm_b)),
+                ]
+            }
+            None => {
+                let mut cells =
+                    vec!["graded: none (one pick per task, no probabilities)".to_string()];
+                cells.extend(std::iter::repeat_n("–".to_string(), 8));
+                cells
+            }
+        };
+        let mut row = vec![c.backend.clone(), c.arm_a.clone(), c.arm_b.clone()];
+        row.extend(graded);
+        table.rows.push(row);
+    }
+    table
+}
+
+/// The exposure comparison: each strategy against the first named, the same paired statistics and
+/// verdict wording as a description A/B test.
+pub fn exposure_ab_table(comparisons: &[AbComparison]) -> Table {
+    let mut table = ab_table(comparisons);
+    table.caption = format!(
+        "Exposure strategies (paired on the same trials). {}",
+        table
+            .caption
+            .trim_start_matches("Description A/B (paired), ")
+    );
+    table
+}
+
+/// pass@k and consistency per arm, when the run has repeats.
+pub fn repeats_table(comparisons: &[AbComparison]) -> Option<Table> {
+    let mut rows = Vec::new();
+    for c in comparisons {
+        for (arm, agreement) in [(&c.arm_a, &c.repeats_a), (&c.arm_b, &c.repeats_b)] {
+            if let Some(a) = agreement {
+                rows.push(vec![
+                    c.backend.clone(),
+                    arm.clone(),
+                    a.tasks.to_string(),
+                    format!("{:.1}%", a.pass_at_k * 100.0),
+                    format!("{:.1}%", a.all_pass * 100.0),
+                    format!("{:.1}%", a.consistency * 100.0),
+                ]);
+            }
+        }
+    }
+    rows.dedup();
+    (!rows.is_empty()).then(|| Table {
+        caption: "Repeats: pass@k (right in at least one repeat), right in every repeat, and consistency (every repeat agrees)".into(),
+        header: ["backend", "arm", "tasks", "pass@k", "all k", "consistency"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    })
+}
+
+/// The tasks each arm alone got right, one line per comparison.
+pub fn discordant_lines(comparisons: &[AbComparison]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for c in comparisons {
+        let list = |tasks: &[String]| {
+            if tasks.is_empty() {
+                "none".to_string()
+            } else {
+                tasks.join(", ")
+            }
+        };
+        lines.push(format!(
+            "{}: only {} right: {}; only {} right: {}",
+            c.backend,
+            c.arm_a,
+            list(&c.only_a),
+            c.arm_b,
+            list(&c.only_b)
+        ));
+    }
+    lines
+}
+
+/// Who gains at whose expense: per backend and pair of arms, the flagged tools and those whose
+/// mass on others' tasks moved most.
+pub fn pull_table(pulls: &[PullTable]) -> Table {
+    let mut table = Table {
+        caption: format!(
+            "Who gains at whose expense (A → B): per tool, the mean probability mass it draws on its own tasks (where it is acceptable) and on the other tasks, in each arm (a backend without probabilities counts its picks); gains B − A in expected picks. Flagged: B's description takes at least {FLAG_PICKS:.0} expected pick and {:.0} points of mass from others' tasks, more than it gains on its own",
+            FLAG_RISE * 100.0
+        ),
+        header: [
+            "backend",
+            "A → B",
+            "action",
+            "own tasks",
+            "own mass",
+            "own gain",
+            "other tasks",
+            "mass taken",
+            "taken gain",
+            "flag",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: Vec::new(),
+    };
+    for pull in pulls {
+        let moved =
+            |t: &&ToolPull| t.flagged || t.taken_gain.abs() >= 0.05 || t.own_gain.abs() >= 0.05;
+        let shown = pull.tools.iter().filter(moved).enumerate();
+        for (rank, tool) in shown {
+            if rank >= PULL_ROWS && !tool.flagged {
+                break;
+            }
+            let mass = |a: f64, b: f64| format!("{:.1}% → {:.1}%", a * 100.0, b * 100.0);
+            table.rows.push(vec![
+                pull.backend.clone(),
+                format!("{} → {}", pull.arm_a, pull.arm_b),
+                tool.tool.clone(),
+                tool.own_tasks.to_string(),
+                mass(tool.own_a, tool.own_b),
+                format!("{:+.2}", tool.own_gain),
+                tool.other_tasks.to_string(),
+                mass(tool.taken_a, tool.taken_b),
+                format!("{:+.2}", tool.taken_gain),
+                if tool.flagged {
+                    "takes over".into()
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+    }
+    table
+}
+
+/// One line per flagged tool, in words.
+pub fn take_over_lines(pulls: &[PullTable]) -> Vec<String> {
+    pulls
+        .iter()
+        .flat_map(|pull| {
+            pull.tools.iter().filter(|t| t.flagged).map(move |t| {
+                format!(
+                    "{}: under {}, {} takes {:+.1} expected picks from tasks that belong to other actions ({:.1}% → {:.1}% of their mass) and gains {:+.1} on its own {} tasks",
+                    pull.backend,
+                    pull.arm_b,
+                    t.tool,
+                    t.taken_gain,
+                    t.taken_a * 100.0,
+                    t.taken_b * 100.0,
+                    t.own_gain,
+                    t.own_tasks
+                )
+            })
+        })
+        .collect()
+}
