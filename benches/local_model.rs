@@ -9,7 +9,10 @@
 //! llama.cpp needs for exactly that at the measured rates; the ratio of the trial's time to that is
 //! mcpick's overhead (the goal: within 1.5×). Score mode runs twice: pruned (only the candidates
 //! that can still win are scored) and with every action scored (`--graded`, which `ab` uses), and
-//! the last table gives what scoring every candidate costs a trial. A recorded benchmark: `cargo bench --bench
+//! the table after gives what scoring every candidate costs a trial. Then the prefix cache: the
+//! first trial of a fresh backend evaluating the tool list, the same trial of another fresh
+//! backend restoring it from the cache, and of one whose list has one tool's description changed
+//! (a variant), with the tokens each evaluated and restored. A recorded benchmark: `cargo bench --bench
 //! local_model` prints the tables `benches/README.md` keeps. Models come from `$MCPICK_MODEL_DIR`
 //! (or the default folder), fetched once; `MCPICK_BENCH_MODELS=a,b` picks which and
 //! `MCPICK_BENCH_TASKS=N` how many trials each mode gets (default 12).
@@ -40,6 +43,10 @@ const THREADS: i32 = 2;
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing: then measure briefly.
     let quick = !std::env::args().any(|a| a == "--bench");
+    // A prefix cache of the bench's own, empty, so that what is timed as cold is cold.
+    let kv_cache = tempfile::tempdir().unwrap();
+    // SAFETY: no other thread runs yet.
+    unsafe { std::env::set_var("MCPICK_KV_CACHE", kv_cache.path()) };
     let models: Vec<String> = std::env::var("MCPICK_BENCH_MODELS")
         .map(|m| m.split(',').map(str::to_string).collect())
         .unwrap_or_else(|_| {
@@ -54,6 +61,7 @@ fn main() {
     );
     let mut attention = Vec::new();
     let mut scoring = Vec::new();
+    let mut warm_starts = Vec::new();
     for name in &models {
         let path = mcpick::catalogue::ensure(name)
             .expect("the model")
@@ -85,6 +93,9 @@ fn main() {
             }
         }
         attention.push((name, speed, "mcpick's (flash attention off)"));
+        // Earlier trials saved this model's tool list: start from an empty cache.
+        mcpick::backend::prefix_cache::clear(kv_cache.path()).unwrap();
+        warm_starts.push((name, warm_start(&format!("local:score:{name}"), &tools)));
     }
     println!(
         "\n| model | score mode trial, pruned scoring (median) | every action scored, --graded (median) | ratio |\n|---|---|---|---|"
@@ -93,6 +104,23 @@ fn main() {
         println!(
             "| {name} | {pruned:.2} s | {every:.2} s | {:.2}× |",
             every / pruned
+        );
+    }
+    println!(
+        "\n| model | first trial, tool list evaluated | the same, tool list restored from the prefix cache | one tool's description changed (of 25; the 13th) |\n|---|---|---|---|"
+    );
+    for (name, [cold, warm, variant]) in warm_starts {
+        let cell = |t: &TrialWork| {
+            format!(
+                "{:.2} s: {} tokens evaluated, {} restored",
+                t.seconds, t.batched, t.restored
+            )
+        };
+        println!(
+            "| {name} | {} | {} | {} |",
+            cell(&cold),
+            cell(&warm),
+            cell(&variant)
         );
     }
     println!(
@@ -115,11 +143,84 @@ struct Speed {
     depth: usize,
 }
 
-/// One trial: seconds, tokens evaluated in batches, tokens generated.
+/// One trial: seconds, tokens evaluated in batches, tokens generated, prompt tokens restored from
+/// the prefix cache.
 struct TrialWork {
     seconds: f64,
     batched: u64,
     generated: u64,
+    restored: u64,
+}
+
+/// The first trial of three fresh backends of `spec` sharing an empty prefix cache: the
+/// first evaluates the tool list (and saves it), the second restores it, the third gets the list
+/// with the middle tool's description changed and restores what comes before that tool.
+fn warm_start(spec: &str, tools: &[Value]) -> [TrialWork; 3] {
+    let mut variant = tools.to_vec();
+    let middle = variant.len() / 2;
+    variant[middle]["description"] = Value::from("A description rewritten for an A/B test.");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let first = |tools: &[Value]| {
+        let backend = AnyBackend::load(spec, &bench_options(false)).unwrap();
+        let seconds = timed_turn(
+            &runtime,
+            &backend,
+            tools,
+            "What's the weather in Lisbon right now?",
+            "bench",
+        );
+        let work = backend.local_work().unwrap();
+        TrialWork {
+            seconds,
+            batched: work.batched,
+            generated: work.generated,
+            restored: work.restored,
+        }
+    };
+    [first(tools), first(tools), first(&variant)]
+}
+
+/// The seconds `backend` takes for a first turn on `prompt` with `tools`.
+fn timed_turn(
+    runtime: &tokio::runtime::Runtime,
+    backend: &AnyBackend,
+    tools: &[Value],
+    prompt: &str,
+    task: &str,
+) -> f64 {
+    let messages = vec![ChatMessage::User {
+        content: prompt.to_string(),
+    }];
+    let turn = Turn {
+        messages: &messages,
+        tools,
+        trial: TrialLabel {
+            suite: "travel",
+            variant: None,
+            task,
+        },
+        seed: 0,
+        repeat: 0,
+        deferred_tools: false,
+    };
+    let started = Instant::now();
+    runtime.block_on(backend.complete(turn)).unwrap();
+    started.elapsed().as_secs_f64()
+}
+
+fn bench_options(graded: bool) -> BackendOptions {
+    BackendOptions {
+        local: LocalOptions {
+            threads: Some(THREADS as u32),
+            threads_batch: Some(THREADS_BATCH as u32),
+            graded: Some(graded),
+            ..LocalOptions::default()
+        },
+        ..BackendOptions::default()
+    }
 }
 
 /// The travel suite's tools as its MCP server lists them.
@@ -150,7 +251,6 @@ fn llama_speed(
     let params = LlamaContextParams::default()
         .with_n_ctx(NonZeroU32::new(16384))
         .with_n_batch(16384)
-        .with_n_ubatch(32)
         .with_n_threads(THREADS)
         .with_n_threads_batch(THREADS_BATCH)
         .with_n_seq_max(64)
@@ -225,16 +325,7 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool, graded: bool) -> Vec<Tri
         .enable_all()
         .build()
         .unwrap();
-    let options = BackendOptions {
-        local: LocalOptions {
-            threads: Some(THREADS as u32),
-            threads_batch: Some(THREADS_BATCH as u32),
-            graded: Some(graded),
-            ..LocalOptions::default()
-        },
-        ..BackendOptions::default()
-    };
-    let backend = AnyBackend::load(spec, &options).unwrap();
+    let backend = AnyBackend::load(spec, &bench_options(graded)).unwrap();
     let AnyBackend::Local(local) = &backend else {
         panic!("{spec} is not a local backend");
     };
@@ -244,30 +335,14 @@ fn trial_work(spec: &str, tools: &[Value], quick: bool, graded: bool) -> Vec<Tri
         TaskInput::Messages(_) => None,
     });
     for (i, (task, prompt)) in prompts.take(tasks + 1).enumerate() {
-        let messages = vec![ChatMessage::User {
-            content: prompt.clone(),
-        }];
-        let turn = Turn {
-            messages: &messages,
-            tools,
-            trial: TrialLabel {
-                suite: &suite.name,
-                variant: None,
-                task: &task.id,
-            },
-            seed: 0,
-            repeat: 0,
-            deferred_tools: false,
-        };
-        let started = Instant::now();
-        runtime.block_on(backend.complete(turn)).unwrap();
-        let seconds = started.elapsed().as_secs_f64();
+        let seconds = timed_turn(&runtime, &backend, tools, prompt, &task.id);
         let work = local.last_work();
         if i > 0 {
             trials.push(TrialWork {
                 seconds,
                 batched: work.batched,
                 generated: work.generated,
+                restored: work.restored,
             });
         }
     }

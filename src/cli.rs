@@ -114,11 +114,15 @@ pub enum Command {
     /// of all tools and one suite of one task per row.
     ImportMetatool(ImportMetatoolOptions),
     /// The models mcpick knows by name: size, licence, where they live and whether they are
-    /// present; `--fetch NAME` brings one (verified by SHA-256).
+    /// present; `--fetch NAME` brings one (verified by SHA-256). Also the prefix cache's size;
+    /// `--clear-kv-cache` empties it.
     Models {
         /// Fetch these models now (repeatable; `all` for every one).
         #[arg(long, value_name = "NAME")]
         fetch: Vec<String>,
+        /// Empty the prefix cache (the saved tool-list prompts of `local`; $MCPICK_KV_CACHE).
+        #[arg(long)]
+        clear_kv_cache: bool,
     },
     /// Show the toolsets, variants and suites found.
     List {
@@ -305,8 +309,10 @@ pub struct RunOptions {
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
     /// The model of `local` backends: a catalogue name (`mcpick models`; fetched once into
-    /// $MCPICK_MODEL_DIR or ~/.cache/mcpick/models) or a GGUF file [default: qwen2.5-coder-1.5b].
-    #[arg(long, value_name = "NAME|PATH")]
+    /// $MCPICK_MODEL_DIR or ~/.cache/mcpick/models), `hf:ORG/REPO/FILE.gguf` (from the Hugging
+    /// Face Hub or its local cache; $HF_ENDPOINT, $HF_HUB_CACHE, $HF_HOME) or a GGUF file
+    /// [default: qwen2.5-coder-1.5b].
+    #[arg(long, value_name = "NAME|hf:PATH|PATH")]
     pub model: Option<String>,
     /// Threads a `local` model generates with [default: the cores divided among the run's local
     /// models; more slows a busy machine down].
@@ -328,6 +334,11 @@ pub struct RunOptions {
     /// mode scores every action and keeps their probabilities [always on for `ab`].
     #[arg(long)]
     pub graded: bool,
+    /// Do not save or restore `local` prompt prefixes (the system turn with its tool list) in the
+    /// persistent prefix cache ($MCPICK_KV_CACHE, else ~/.cache/mcpick/kv; at most
+    /// $MCPICK_KV_CACHE_MAX bytes, default 4G). Results are the same either way.
+    #[arg(long)]
+    pub no_kv_cache: bool,
     /// Trials in flight at once, per backend.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,

@@ -40,13 +40,16 @@ fn write_then_rename<E: From<std::io::Error>>(
     Ok(())
 }
 
-/// `.NAME.PID.tmp` in the same folder: a rename within one file system is atomic, and the process id
-/// keeps two processes writing the same folder off each other's temporary file.
+/// `.NAME.PID-N.tmp` in the same folder: a rename within one file system is atomic, the process id
+/// keeps two processes writing the same folder off each other's temporary file, and N two threads
+/// of one process writing the same file (two lanes saving one prefix-cache entry).
 fn temporary_beside(path: &Path) -> PathBuf {
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let name = path
         .file_name()
         .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
 }
 
 #[cfg(test)]

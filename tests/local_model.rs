@@ -38,26 +38,52 @@ const SMOL: &str = "smollm2-135m";
 /// The native-format model CI has.
 const QWEN: &str = "qwen2.5-coder-0.5b";
 
-fn mcpick(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpick"))
+/// The prefix cache the tests of this binary share (one test's tool-list prompt saves the next
+/// one's time); a test about the cache itself gives its own (`mcpick_command`).
+fn shared_kv_cache() -> &'static Path {
+    static FOLDER: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    FOLDER.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+fn mcpick_command(args: &[&str], kv_cache: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+    command
         .current_dir(root())
         .env("MCPICK_MODEL_DIR", model_dir())
         .env("MCPICK_OFFLINE", "1")
+        .env("MCPICK_KV_CACHE", kv_cache)
         .args(args)
-        .arg("--no-progress")
-        .output()
-        .unwrap()
+        .arg("--no-progress");
+    command
 }
 
-/// `mcpick run SUITE --backend …` with `extra` options into `folder`, which must succeed; its trials.
-fn run_ok(suite: &str, backends: &[&str], extra: &[&str], folder: &Path) -> Vec<Value> {
+fn mcpick(args: &[&str]) -> Output {
+    mcpick_command(args, shared_kv_cache()).output().unwrap()
+}
+
+fn run_args<'a>(
+    suite: &'a str,
+    backends: &[&'a str],
+    extra: &[&'a str],
+    folder: &'a Path,
+) -> Vec<&'a str> {
     let mut args = vec!["run", suite];
     for backend in backends {
         args.extend(["--backend", backend]);
     }
     args.extend(extra);
     args.extend(["--out", folder.to_str().unwrap()]);
-    let output = mcpick(&args);
+    args
+}
+
+/// `mcpick run SUITE --backend …` with `extra` options into `folder`, which must succeed; its trials.
+fn run_ok(suite: &str, backends: &[&str], extra: &[&str], folder: &Path) -> Vec<Value> {
+    succeeded(mcpick(&run_args(suite, backends, extra, folder)));
+    read_trials(folder)
+}
+
+/// The standard output of a run that must have succeeded.
+fn succeeded(output: Output) -> String {
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert_eq!(
         output.status.code(),
@@ -66,7 +92,20 @@ fn run_ok(suite: &str, backends: &[&str], extra: &[&str], folder: &Path) -> Vec<
         String::from_utf8_lossy(&output.stderr)
     );
     eprintln!("{stdout}");
-    read_trials(folder)
+    stdout
+}
+
+/// What a run printed of its local lane's work: (evaluated, restored) tokens.
+fn work_of(stdout: &str, lane: &str) -> (u64, u64) {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{lane}: ")))
+        .unwrap_or_else(|| panic!("no work line for {lane}: {stdout}"));
+    let numbers: Vec<u64> = line[lane.len() + 1..]
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
 }
 
 fn accuracy(lines: &[Value], backend: &str) -> f64 {
@@ -138,14 +177,22 @@ prompt = "Tell me a joke about cats."
 expect_no_call = true
 "#;
 
+/// Also the prefix cache's promise: a run whose tool-list prompt comes from the cache gives the
+/// same trials, to the byte (timings aside), as one that evaluated it — in score and generate mode —
+/// and two processes filling one empty cache at once leave it whole.
 #[test]
 fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
     let out = tempfile::tempdir().unwrap();
-    let (first, second) = (out.path().join("first"), out.path().join("second"));
+    let kv_cache = out.path().join("kv");
+    let (first, beside, second) = (
+        out.path().join("first"),
+        out.path().join("beside"),
+        out.path().join("second"),
+    );
     let suite_path = out.path().join("home10.toml");
     std::fs::write(&suite_path, SMALL_SUITE).unwrap();
     let suite = suite_path.to_str().unwrap();
-    // The same threads in both runs (the default divides the cores among a run's local models, and
+    // The same threads in every run (the default divides the cores among a run's local models, and
     // llama.cpp's sums depend on how many threads split them).
     let extra = [
         "--max-tokens",
@@ -155,48 +202,79 @@ fn local_score_is_deterministic_and_beats_random_and_generate_is_scored() {
         "--threads-batch",
         "1",
     ];
-    let run = |folder: &Path, backends: &[&str]| run_ok(suite, backends, &extra, folder);
-    let a = run(
-        &first,
-        &[
-            "local:score:smollm2-135m",
-            "local:generate:smollm2-135m",
-            "random",
-        ],
+    let (score, generate) = ("local:score:smollm2-135m", "local:generate:smollm2-135m");
+    // Cold, and two processes at once on one empty cache.
+    let spawn = |folder: &Path, backends: &[&str]| {
+        mcpick_command(&run_args(suite, backends, &extra, folder), &kv_cache)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (one, two) = (
+        spawn(&first, &[score, generate, "random"]),
+        spawn(&beside, &[score]),
     );
-    let b = run(&second, &["local:score:smollm2-135m"]);
+    let cold = succeeded(one.wait_with_output().unwrap());
+    succeeded(two.wait_with_output().unwrap());
+    let (a, alongside) = (read_trials(&first), read_trials(&beside));
+    // Warm: the prompt prefix comes from the cache.
+    let warm = succeeded(
+        mcpick_command(
+            &run_args(suite, &[score, generate], &extra, &second),
+            &kv_cache,
+        )
+        .output()
+        .unwrap(),
+    );
+    let b = read_trials(&second);
+    for lane in [score, generate] {
+        let (evaluated, restored) = work_of(&warm, lane);
+        assert!(restored > 256, "{lane} restored {restored}: {warm}");
+        assert!(evaluated < work_of(&cold, lane).0, "{warm}\n{cold}");
+    }
     let tasks = a.iter().filter(|l| l["backend"] == "random").count();
     assert_eq!(tasks, 10);
-    // Identical trials, run to run: same calls, same arguments, same outcome.
-    let key = |l: &Value| {
-        (
-            l["task"].to_string(),
-            l["calls"].to_string(),
-            l["outcome"].to_string(),
-        )
+    // Identical trials, run to run, cold or warm: every field but the time taken.
+    let without_time = |lines: &[Value], backend: &str| {
+        let mut lines: Vec<String> = lines
+            .iter()
+            .filter(|l| l["backend"] == backend)
+            .map(|l| {
+                let mut l = l.clone();
+                l.as_object_mut().unwrap().remove("latency_ms");
+                l.to_string()
+            })
+            .collect();
+        lines.sort();
+        assert_eq!(lines.len(), 10, "{backend}");
+        lines
     };
-    let mut left: Vec<_> = a
-        .iter()
-        .filter(|l| l["backend"] == "local:score:smollm2-135m")
-        .map(key)
-        .collect();
-    let mut right: Vec<_> = b.iter().map(key).collect();
-    left.sort();
-    right.sort();
-    assert_eq!(left, right);
+    for backend in [score, generate] {
+        assert_eq!(
+            without_time(&a, backend),
+            without_time(&b, backend),
+            "{backend}"
+        );
+    }
+    assert_eq!(without_time(&a, score), without_time(&alongside, score));
+    // Every entry the two processes left is whole.
+    for folder in std::fs::read_dir(&kv_cache).unwrap() {
+        for entry in std::fs::read_dir(folder.unwrap().path()).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            assert!(name.ends_with(".kv"), "a leftover {name}");
+        }
+    }
     // Every trial of both modes was scored (no backend errors).
     for line in a.iter().filter(|l| l["backend"] != "random") {
         assert_ne!(line["outcome"], "error", "{line}");
     }
-    let (score, random) = (
-        accuracy(&a, "local:score:smollm2-135m"),
-        accuracy(&a, "random"),
-    );
+    let (score, random) = (accuracy(&a, score), accuracy(&a, "random"));
     assert!(score > random, "local:score {score} vs random {random}");
     // Generation was really done: some trials produced output tokens.
     assert!(
         a.iter()
-            .filter(|l| l["backend"] == "local:generate:smollm2-135m")
+            .filter(|l| l["backend"] == generate)
             .any(|l| l["output_tokens"].as_u64().unwrap() > 0)
     );
 }
@@ -621,6 +699,8 @@ fn ctrl_c_does_not_wait_for_a_model_call_in_flight() {
         .env("MCPICK_OFFLINE", "1")
         .args([
             "sweep",
+            // Evaluated, never restored: the prompt must still be being read at the Ctrl-C.
+            "--no-kv-cache",
             "tasks/travel.toml",
             "--tag",
             "time",
@@ -668,4 +748,125 @@ fn ctrl_c_does_not_wait_for_a_model_call_in_flight() {
         read_trials(out.path()).is_empty(),
         "the trial in flight was abandoned"
     );
+}
+
+/// `--model hf:ORG/REPO/FILE` against a local server that answers the Hub's resolve URLs (a
+/// redirect carrying `X-Linked-Etag`, then the file), found through `$HF_ENDPOINT`: the GGUF is
+/// downloaded once into the model directory, checked, and run; a second run needs no server; and
+/// with an empty model directory and `$MCPICK_OFFLINE`, a copy in the Hugging Face cache is used
+/// where it lies.
+#[test]
+fn a_model_from_the_hub_is_fetched_through_hf_endpoint_and_reused_from_its_cache() {
+    use axum::http::{HeaderValue, StatusCode, header};
+    use axum::response::IntoResponse;
+    let gguf = std::fs::read(model_dir().join("SmolLM2-135M-Instruct.Q4_1.gguf")).unwrap();
+    let sha = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&gguf)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let (served, counted, etag) = (
+        gguf.clone(),
+        std::sync::Arc::clone(&hits),
+        format!("\"{sha}\""),
+    );
+    let app = axum::Router::new().fallback(move |uri: axum::http::Uri| {
+        let (served, etag) = (served.clone(), etag.clone());
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        async move {
+            let path = uri.path();
+            if path == "/HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/resolve/main/smollm2.gguf" {
+                let mut response = StatusCode::FOUND.into_response();
+                let headers = response.headers_mut();
+                headers.insert(
+                    header::LOCATION,
+                    HeaderValue::from_static("/cdn/smollm2.gguf"),
+                );
+                headers.insert("x-linked-etag", HeaderValue::from_str(&etag).unwrap());
+                response
+            } else if path == "/cdn/smollm2.gguf" {
+                let mut response = (StatusCode::OK, served).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::ETAG, HeaderValue::from_str(&etag).unwrap());
+                response
+            } else {
+                StatusCode::NOT_FOUND.into_response()
+            }
+        }
+    });
+    runtime.spawn(async move { axum::serve(listener, app).await });
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("one.toml");
+    std::fs::write(
+        &suite,
+        SMALL_SUITE
+            .split("\n[[task]]")
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n[[task]]"),
+    )
+    .unwrap();
+    let model = "hf:HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/smollm2.gguf";
+    let run = |name: &str, endpoint: &str, models: &Path, hub_cache: &Path, offline: bool| {
+        let folder = dir.path().join(name);
+        let mut command = mcpick_command(
+            &[
+                "run",
+                suite.to_str().unwrap(),
+                "--backend",
+                "local",
+                "--model",
+                model,
+                "--max-tokens",
+                "16",
+                "--out",
+                folder.to_str().unwrap(),
+            ],
+            shared_kv_cache(),
+        );
+        command
+            .env("MCPICK_MODEL_DIR", models)
+            .env("HF_ENDPOINT", endpoint)
+            .env("HF_HUB_CACHE", hub_cache)
+            .env_remove("HF_HOME");
+        if !offline {
+            command.env_remove("MCPICK_OFFLINE");
+        }
+        succeeded(command.output().unwrap());
+        read_trials(&folder)
+    };
+    let (models, empty_cache) = (dir.path().join("models"), dir.path().join("hf-empty"));
+    let first = run("first", &endpoint, &models, &empty_cache, false);
+    assert_eq!(first.len(), 1);
+    assert_ne!(first[0]["outcome"], "error", "{}", first[0]);
+    let fetched = models.join("hf/HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/smollm2.gguf");
+    assert_eq!(std::fs::read(&fetched).unwrap().len(), gguf.len());
+    let requests = hits.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(requests, 2, "the resolve URL and the file it redirects to");
+    // Fetched once: the next run asks nobody (the endpoint is dead).
+    run("second", "http://127.0.0.1:9", &models, &empty_cache, false);
+    // A copy in the Hugging Face cache, used where it lies, offline and with no model directory.
+    let snapshot = dir
+        .path()
+        .join("hf-cache/models--HuggingFaceTB--SmolLM2-135M-Instruct-GGUF/snapshots/abc123");
+    std::fs::create_dir_all(&snapshot).unwrap();
+    std::fs::copy(&fetched, snapshot.join("smollm2.gguf")).unwrap();
+    let third = run(
+        "third",
+        "http://127.0.0.1:9",
+        &dir.path().join("none"),
+        &dir.path().join("hf-cache"),
+        true,
+    );
+    assert_eq!(third[0]["outcome"], first[0]["outcome"]);
+    assert_eq!(hits.load(std::sync::atomic::Ordering::Relaxed), requests);
 }

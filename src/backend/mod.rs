@@ -23,7 +23,9 @@ pub use batch_api::{BatchApi, BatchItem, BatchItemResult, BatchRequest, BatchSta
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, default_system_prompt};
-pub use local::{LocalBackend, LocalMode, LocalSettings, Work, llama_backend};
+pub use local::{
+    CacheLocation, LocalBackend, LocalMode, LocalSettings, Work, llama_backend, prefix_cache,
+};
 pub use openai::OpenAiBackend;
 pub use options::{BackendOptions, LocalOptions};
 pub use oracle::{OracleAnswers, OracleBackend};
@@ -228,6 +230,10 @@ impl AnyBackend {
                     temperature: local.temperature.unwrap_or(0.0),
                     seed: local.seed.unwrap_or(0),
                     action_probabilities: local.graded.unwrap_or(false),
+                    prefix_cache: match local.kv_cache {
+                        Some(false) => None,
+                        _ => Some(CacheLocation::from_env().map_err(invalid)?),
+                    },
                 };
                 LocalBackend::load(mode, resolved)
                     .map(|b| AnyBackend::Local(std::sync::Arc::new(b)))
@@ -319,6 +325,14 @@ impl AnyBackend {
 
     /// The embedded model's description for the manifest (mode, settings, prompt style, the model's
     /// SHA-256); null for other backends.
+    /// For a `local` backend, what llama.cpp computed over the run so far.
+    pub fn local_work(&self) -> Option<Work> {
+        match self {
+            AnyBackend::Local(b) => Some(b.total_work()),
+            _ => None,
+        }
+    }
+
     pub fn local_description(&self) -> Value {
         match self {
             AnyBackend::Local(b) => serde_json::json!({"mode": b.mode, "options": b.options,
@@ -398,11 +412,15 @@ impl AnyBackend {
 }
 
 /// The GGUF a `local` backend runs, and its catalogue name: a catalogue name is fetched once
-/// (verified), anything else is a path; none is the default model.
+/// (verified), `hf:ORG/REPO/FILE` comes from the Hugging Face Hub, anything else is a path; none
+/// is the default model.
 fn resolve_local_model(
     model: Option<&str>,
 ) -> Result<(std::path::PathBuf, Option<String>), String> {
     let name = model.unwrap_or(crate::catalogue::DEFAULT_LOCAL_MODEL);
+    if let Some(path) = name.strip_prefix("hf:") {
+        return Ok((crate::catalogue::ensure_hub_file(path)?, None));
+    }
     match crate::catalogue::catalogue().get(name) {
         Some(entry) if entry.kind == crate::catalogue::ModelKind::Llm => {
             let mut paths = crate::catalogue::ensure(name)?;
@@ -417,7 +435,7 @@ fn resolve_local_model(
 
 /// The local model's SHA-256: the catalogue's pin for a catalogue model (verified when fetched),
 /// else the file's.
-fn local_model_sha256(options: &LocalSettings) -> Option<String> {
+pub(crate) fn local_model_sha256(options: &LocalSettings) -> Option<String> {
     let pinned = options.model_name.as_deref().and_then(|name| {
         let model = crate::catalogue::catalogue().get(name)?;
         Some(model.files.first()?.sha256.clone())

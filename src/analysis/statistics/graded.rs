@@ -46,7 +46,7 @@ pub struct GradedComparison {
     /// Whether every sign pattern was counted (else a seeded sample of them).
     pub exact: bool,
     /// The smallest |B − A| detectable with 80% power at two-sided `alpha`, from the observed spread
-    /// of the differences (a one-sample t approximation); `None` with fewer than two tasks.
+    /// of the differences (a one-sample t approximation); `None` with fewer than two tasks or no spread.
     pub minimum_detectable: Option<f64>,
 }
 
@@ -134,7 +134,8 @@ pub fn sign_flip_p_value(differences: &[f64], seed: u64) -> (f64, bool) {
 
 /// The smallest mean difference a one-sample t test on these differences detects with `power` at
 /// two-sided `alpha`: `(t(1 − alpha/2, n − 1) + t(power, n − 1)) · sd / sqrt(n)`. With every
-/// difference alike (sd 0) any difference would show: 0.
+/// difference alike (sd 0, as in an A/A test of a deterministic model) the spread says nothing of
+/// what another comparison would show: `None`, as with fewer than two tasks.
 pub fn minimum_detectable_difference(differences: &[f64], alpha: f64, power: f64) -> Option<f64> {
     let n = differences.len();
     if n < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
@@ -142,6 +143,9 @@ pub fn minimum_detectable_difference(differences: &[f64], alpha: f64, power: f64
     }
     let mean = differences.iter().sum::<f64>() / n as f64;
     let variance = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    if variance <= 0.0 {
+        return None;
+    }
     let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
     let multiplier = t.inverse_cdf(1.0 - alpha / 2.0) + t.inverse_cdf(power);
     let detectable = multiplier * variance.sqrt() / (n as f64).sqrt();
@@ -159,7 +163,7 @@ mod tests {
         let same = graded_comparison(&scores, &scores, 0.05, 2000, 7).unwrap();
         assert_eq!((same.difference, same.low, same.high), (0.0, 0.0, 0.0));
         assert_eq!((same.p_value, same.exact), (1.0, true));
-        assert_eq!(same.minimum_detectable, Some(0.0));
+        assert_eq!(same.minimum_detectable, None);
     }
 
     #[test]

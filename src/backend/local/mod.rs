@@ -20,6 +20,7 @@
 mod chat_template;
 mod choice;
 mod engine;
+pub mod prefix_cache;
 mod prompt;
 mod reply_text;
 
@@ -33,6 +34,7 @@ use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+pub use prefix_cache::CacheLocation;
 use prompt::{CallSyntax, generation_prompt, native_messages, native_tools};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -89,6 +91,18 @@ pub struct LocalSettings {
     /// In `score` mode, score every action (not only those that can still win) and return each
     /// one's probability with the reply, for the graded measures of an A/B test.
     pub action_probabilities: bool,
+    /// Where prompt prefixes are saved and restored across runs; `None`: nowhere.
+    #[serde(skip)]
+    pub prefix_cache: Option<CacheLocation>,
+}
+
+/// The largest index at most `index` that starts a character of `text` (`str::floor_char_boundary`
+/// is newer than the toolchain mcpick supports).
+fn floor_char_boundary(text: &str, index: usize) -> usize {
+    (0..=index.min(text.len()))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0)
 }
 
 /// The context a model gets unless `--ctx-size` says otherwise (or the model was trained on less):
@@ -119,6 +133,8 @@ pub struct LocalBackend {
     openers: OnceLock<Vec<llama_cpp_2::token::LlamaToken>>,
     /// What the last turn computed (for the benchmark's comparison with llama.cpp's own speed).
     last_work: Mutex<Work>,
+    /// What every turn so far computed (the run reports it).
+    total_work: Mutex<Work>,
 }
 
 impl std::fmt::Debug for LocalBackend {
@@ -195,7 +211,6 @@ impl LocalBackend {
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(ctx_size))
             .with_n_batch(ctx_size)
-            .with_n_ubatch(engine::EVALUATION_CHUNK as u32)
             .with_n_threads(options.threads.max(1) as i32)
             .with_n_threads_batch(options.threads_batch.max(1) as i32)
             // Candidates are scored as parallel sequences sharing the prompt's cells.
@@ -210,14 +225,19 @@ impl LocalBackend {
         let context = model
             .new_context(backend, params)
             .map_err(|e| format!("{}: cannot create a context: {e}", path.display()))?;
+        let prefix_cache = options.prefix_cache.as_ref().map(|location| {
+            let key = engine::prefix_cache_key(&options, ctx_size);
+            prefix_cache::PrefixCache::new(&location.folder, &key, location.max_bytes)
+        });
         Ok(LocalBackend {
             mode,
             options,
             renderer,
-            engine: Mutex::new(Engine::new(model, context)),
+            engine: Mutex::new(Engine::new(model, context, prefix_cache)),
             priors: Mutex::new(HashMap::new()),
             openers: OnceLock::new(),
             last_work: Mutex::new(Work::default()),
+            total_work: Mutex::new(Work::default()),
         })
     }
 
@@ -278,7 +298,17 @@ impl LocalBackend {
         if let Ok(mut last) = self.last_work.lock() {
             *last = work;
         }
+        if let Ok(mut total) = self.total_work.lock() {
+            total.add(work);
+        }
         reply
+    }
+
+    /// What llama.cpp computed over every turn so far.
+    pub fn total_work(&self) -> Work {
+        self.total_work
+            .lock()
+            .map_or_else(|_| Work::default(), |w| *w)
     }
 
     /// What llama.cpp computed for the last turn.
@@ -288,16 +318,54 @@ impl LocalBackend {
             .map_or_else(|_| Work::default(), |w| *w)
     }
 
-    /// The prompt's tokens for OpenAI-shaped `messages` (and `tools`, for the native style).
+    /// The prompt's tokens for OpenAI-shaped `messages` (and `tools`, for the native style). Its
+    /// system turn — the tool list, and a task's own system message — is marked as a prefix worth
+    /// keeping across runs.
     fn prompt(
+        &self,
+        engine: &mut Engine,
+        messages: &[Value],
+        tools: Option<&[Value]>,
+    ) -> Result<Vec<llama_cpp_2::token::LlamaToken>, BackendError> {
+        let text = self.render(engine, messages, tools, true)?;
+        let tokens = engine.tokenize(&text, true);
+        let system_turns = messages
+            .iter()
+            .take_while(|m| m["role"] == "system")
+            .count();
+        let kept = match system_turns {
+            0 => 0,
+            n => {
+                let system = self.render(engine, &messages[..n], tools, false)?;
+                let shared_bytes = system
+                    .bytes()
+                    .zip(text.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                // Tokens at the boundary may merge differently alone: the common tokens count.
+                let system_tokens =
+                    engine.tokenize(&text[..floor_char_boundary(&text, shared_bytes)], true);
+                system_tokens
+                    .iter()
+                    .zip(&tokens)
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            }
+        };
+        engine.keep_prefix(&tokens[..kept]);
+        Ok(tokens)
+    }
+
+    fn render(
         &self,
         engine: &Engine,
         messages: &[Value],
         tools: Option<&[Value]>,
-    ) -> Result<Vec<llama_cpp_2::token::LlamaToken>, BackendError> {
-        let text = match &self.renderer {
+        add_generation_prompt: bool,
+    ) -> Result<String, BackendError> {
+        Ok(match &self.renderer {
             Renderer::Jinja { template, .. } => template
-                .render(messages, tools, true)
+                .render(messages, tools, add_generation_prompt)
                 .map_err(BackendError::BadRequest)?,
             Renderer::Builtin(template) => {
                 let chat: Vec<LlamaChatMessage> = messages
@@ -314,13 +382,12 @@ impl LocalBackend {
                     .collect::<Result<_, _>>()?;
                 engine
                     .model
-                    .apply_chat_template(template, &chat, true)
+                    .apply_chat_template(template, &chat, add_generation_prompt)
                     .map_err(|e| {
                         BackendError::BadRequest(format!("the chat template failed: {e}"))
                     })?
             }
-        };
-        Ok(engine.tokenize(&text, true))
+        })
     }
 
     /// The whole conversation in the model's own format; the reply read like a hosted model's.

@@ -1,43 +1,45 @@
 //! The llama.cpp side of the local model: one loaded model and one context reused trial after trial.
 //! Sequence 0 of the KV cache holds the last prompt; a new prompt evaluates only what differs from
 //! it (trials of one suite share the whole tool list, so usually only the request is new), from the
-//! last whole chunk (`EVALUATION_CHUNK`), so its numbers do not depend on what came before.
+//! last whole chunk (`EVALUATION_CHUNK`), so its numbers do not depend on what came before; a
+//! prefix worth keeping (the system turn with the tool list) is restored from, and saved to, the
+//! persistent prefix cache (`warm_start`) when the memory holds none of it.
 //! Continuations — candidate tool names — are scored together: each gets its own sequence sharing
-//! the prompt's cells, and one batch evaluates all their tokens. Generation samples greedily (or at
-//! a temperature from a seeded stream), optionally under a GBNF grammar.
+//! the prompt's cells, and one batch evaluates all their tokens. Generation (`generation`) samples
+//! greedily (or at a temperature from a seeded stream), optionally under a GBNF grammar.
 
+mod generation;
+mod warm_start;
+
+pub use generation::{ANY_JSON_OBJECT, Sampling};
+pub use warm_start::prefix_cache_key;
+
+use super::prefix_cache::PrefixCache;
 use crate::backend::BackendError;
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
-use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
-use llama_cpp_2::token::data::LlamaTokenData;
-use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use std::collections::HashMap;
 
-/// Tokens llama.cpp evaluates at once (its micro-batch), and the unit a prompt's cached cells are
-/// reused in. llama.cpp's numbers for a position depend on which tokens share its micro-batch:
-/// the same prompt evaluated cold (from position 0, in micro-batches of 512) and warm (all but its
-/// last token reused) gave first-pick probabilities up to 2 points apart on Qwen2.5-Coder-0.5B.
-/// Reusing cells only up to a multiple of the chunk, and letting llama.cpp split from there, puts
-/// every position in the same micro-batch whatever the cache held: the same prompt gives the same
-/// numbers, bit for bit, cold or warm. The price is re-evaluating up to a chunk's worth of reused
-/// tokens per prompt; measured on the 0.5B over a 4,486-token tool list, a score trial took 3.4 s
-/// with chunks of 32, 3.6 s with 64 and 16.1 s with 512, and the list itself about as long with
-/// each.
+/// The unit a prompt is evaluated and its cached cells are reused in. llama.cpp's numbers for a
+/// position depend on which tokens share its micro-batch: the same prompt evaluated cold (from
+/// position 0, in micro-batches of 512) and warm (all but its last token reused) gave first-pick
+/// probabilities up to 2 points apart on Qwen2.5-Coder-0.5B. So a prompt is evaluated in calls of
+/// one chunk each at positions that are multiples of the chunk, up to the chunk that holds the
+/// first position whose logits are read, which goes with the rest of the prompt in one call; and
+/// cells are reused only up to a multiple of the chunk. Every position is then computed with the
+/// same neighbours whatever the cache held — or the prefix cache restored: the same prompt gives
+/// the same numbers, bit for bit, cold or warm. The price is re-evaluating up to a chunk's worth
+/// of reused tokens per prompt; measured on the 0.5B over a 4,486-token tool list, a score trial
+/// took 3.4 s with chunks of 32, 3.6 s with 64 and 16.1 s with 512, and the list itself about as
+/// long with each. (Setting llama.cpp's micro-batch to the chunk instead splits the scoring of
+/// candidate names, one batch of many sequences, into chunks too: a warm 0.5B score trial on the
+/// smart-home tools took 5.7 s at the median that way, 4.0 s this way.)
 pub const EVALUATION_CHUNK: usize = 32;
 
 /// Sequences scored in one batch (sequence 0 holds the prompt).
 pub const CANDIDATES_PER_BATCH: usize = 63;
-
-/// How one generation draws its tokens.
-#[derive(Debug, Clone, Copy)]
-pub struct Sampling {
-    pub temperature: f32,
-    pub seed: u32,
-    pub max_tokens: u32,
-}
 
 /// Which candidates `score_continuations` scores.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,11 +72,14 @@ pub struct Continuations {
 }
 
 /// Tokens llama.cpp computed: evaluated in batches (prompts after the reused prefix, candidate
-/// tokens) and generated one at a time. What a trial really cost, beside what it was billed.
+/// tokens) and generated one at a time, and the prompt tokens restored from the prefix cache
+/// instead. What a trial really cost, beside what it was billed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Work {
     pub batched: u64,
     pub generated: u64,
+    /// Prompt tokens whose cells came from the persistent prefix cache instead.
+    pub restored: u64,
 }
 
 pub struct Engine {
@@ -85,10 +90,26 @@ pub struct Engine {
     /// What was computed since `take_work`.
     work: Work,
     bos_text: String,
+    /// Where prefixes worth keeping are saved and restored from; `None` with `--no-kv-cache`.
+    prefix_cache: Option<PrefixCache>,
+    /// The tokens of the latest prompt's system turn: a prompt that starts with them keeps them.
+    keepable: Vec<LlamaToken>,
+}
+
+impl Work {
+    pub fn add(&mut self, other: Work) {
+        self.batched += other.batched;
+        self.generated += other.generated;
+        self.restored += other.restored;
+    }
 }
 
 impl Engine {
-    pub fn new(model: &'static LlamaModel, context: LlamaContext<'static>) -> Engine {
+    pub fn new(
+        model: &'static LlamaModel,
+        context: LlamaContext<'static>,
+        prefix_cache: Option<PrefixCache>,
+    ) -> Engine {
         let bos = model.vocab().bos();
         let bos_text =
             String::from_utf8_lossy(&model.vocab().token_to_piece(bos, true, None)).into_owned();
@@ -98,6 +119,15 @@ impl Engine {
             cached: Vec::new(),
             work: Work::default(),
             bos_text,
+            prefix_cache,
+            keepable: Vec::new(),
+        }
+    }
+
+    /// Marks `tokens` (a prompt's system turn) as a prefix worth keeping across runs.
+    pub fn keep_prefix(&mut self, tokens: &[LlamaToken]) {
+        if self.keepable != tokens {
+            self.keepable = tokens.to_vec();
         }
     }
 
@@ -173,31 +203,70 @@ impl Engine {
             .min(first_wanted);
         // Only whole chunks are reused, so every position is computed in the same chunk, cold
         // or warm (see `EVALUATION_CHUNK`).
-        let common = common / EVALUATION_CHUNK * EVALUATION_CHUNK;
+        let mut common = common / EVALUATION_CHUNK * EVALUATION_CHUNK;
         self.context
             .clear_kv_cache_seq(Some(0), Some(common as u32), None)
             .map_err(|e| BackendError::Transient(format!("llama.cpp cache: {e}")))?;
         self.cached.truncate(common);
-        let started = std::time::Instant::now();
-        let fresh = &tokens[common..];
-        let mut batch = LlamaBatch::new(fresh.len().max(1), 1);
-        for (i, token) in fresh.iter().enumerate() {
-            batch
-                .add(
-                    *token,
-                    (common + i) as i32,
-                    &[0],
-                    wanted.contains(&(common + i)),
-                )
-                .map_err(|e| BackendError::Transient(format!("llama.cpp batch: {e}")))?;
+        // The system turn, in whole chunks, before any position that needs logits.
+        let keep = if tokens.starts_with(&self.keepable) {
+            self.keepable.len().min(first_wanted) / EVALUATION_CHUNK * EVALUATION_CHUNK
+        } else {
+            0
+        };
+        if keep > common {
+            common = self.restore_prefix(tokens, common, first_wanted)?;
+            if keep > common {
+                // Evaluated up to the kept prefix's end, saved, then the rest: the same calls,
+                // chunk by chunk, as without the save, so the same numbers.
+                self.decode_from(common, &tokens[..keep], &[])?;
+                self.save_prefix(&tokens[..keep]);
+                common = keep;
+            }
         }
-        self.context
-            .decode(&mut batch)
-            .map_err(|e| BackendError::Transient(format!("llama.cpp decode failed: {e}")))?;
-        tracing::debug!(reused = common, evaluated = fresh.len(), elapsed = ?started.elapsed(), "prompt evaluated");
-        self.work.batched += fresh.len() as u64;
+        self.decode_from(common, tokens, wanted)
+    }
+
+    /// Evaluates `tokens[from..]` into sequence 0 (which holds `tokens[..from]`), with logits at
+    /// the positions `wanted`; returns their batch rows.
+    fn decode_from(
+        &mut self,
+        from: usize,
+        tokens: &[LlamaToken],
+        wanted: &[usize],
+    ) -> Result<Vec<i32>, BackendError> {
+        let started = std::time::Instant::now();
+        // Whole chunks, one call each, up to the chunk of the first position read; the rest in
+        // one call, whose rows hold the logits asked for (see `EVALUATION_CHUNK`).
+        let last_call = wanted
+            .first()
+            .map_or(tokens.len(), |&w| w / EVALUATION_CHUNK * EVALUATION_CHUNK)
+            .max(from);
+        let mut start = from;
+        while start < tokens.len() {
+            let end = if start < last_call {
+                ((start / EVALUATION_CHUNK + 1) * EVALUATION_CHUNK).min(last_call)
+            } else {
+                tokens.len()
+            };
+            let mut batch = LlamaBatch::new(end - start, 1);
+            for (position, token) in tokens.iter().enumerate().take(end).skip(start) {
+                batch
+                    .add(*token, position as i32, &[0], wanted.contains(&position))
+                    .map_err(|e| BackendError::Transient(format!("llama.cpp batch: {e}")))?;
+            }
+            self.context
+                .decode(&mut batch)
+                .map_err(|e| BackendError::Transient(format!("llama.cpp decode failed: {e}")))?;
+            if end == tokens.len() {
+                break;
+            }
+            start = end;
+        }
+        tracing::debug!(reused = from, evaluated = tokens.len() - from, elapsed = ?started.elapsed(), "prompt evaluated");
+        self.work.batched += (tokens.len() - from) as u64;
         self.cached = tokens.to_vec();
-        Ok(wanted.iter().map(|&p| (p - common) as i32).collect())
+        Ok(wanted.iter().map(|&p| (p - start) as i32).collect())
     }
 
     /// Scores continuations of `prompt`: `shared` (tokens every candidate starts with), then each
@@ -350,117 +419,7 @@ impl Engine {
         }
         Ok(())
     }
-
-    /// Generation after `prompt`, optionally under a GBNF grammar: the text and its token count.
-    pub fn generate(
-        &mut self,
-        prompt: &[LlamaToken],
-        grammar: Option<&str>,
-        sampling: Sampling,
-    ) -> Result<(String, u64), BackendError> {
-        self.check_fits(prompt.len())?;
-        self.evaluate(prompt, &[prompt.len().saturating_sub(1)])?;
-        let mut grammar = match grammar {
-            // A grammar llama.cpp cannot use (a schema construct its converter gets wrong) falls
-            // back to "any JSON object": the reply still parses, the schema is checked by the tool.
-            Some(grammar) => Some(
-                LlamaSampler::grammar(self.model, grammar, "root")
-                    .or_else(|_| LlamaSampler::grammar(self.model, ANY_JSON_OBJECT, "root"))
-                    .map_err(|e| {
-                        BackendError::BadRequest(format!("no JSON grammar could be built: {e}"))
-                    })?,
-            ),
-            None => None,
-        };
-        // Sampling at a temperature goes through llama.cpp's sampler chain, grammar first.
-        let mut chain = (sampling.temperature > 0.0).then(|| {
-            LlamaSampler::chain_simple(grammar.take().into_iter().chain([
-                LlamaSampler::temp(sampling.temperature),
-                LlamaSampler::dist(sampling.seed),
-            ]))
-        });
-        let started = std::time::Instant::now();
-        let mut bytes = Vec::new();
-        let mut position = prompt.len();
-        let limit = (self.context.n_ctx() as usize).saturating_sub(1);
-        let mut generated = 0;
-        while generated < u64::from(sampling.max_tokens) && position < limit {
-            let token = match (&mut chain, &mut grammar) {
-                // `sample` also advances the samplers' state (the grammar) past the token.
-                (Some(chain), _) => chain.sample(&self.context, -1),
-                (None, Some(grammar)) => self.greedy_under(grammar),
-                (None, None) => argmax_token(self.context.get_logits_ith(-1)),
-            };
-            if self.model.vocab().is_eog(token) {
-                break;
-            }
-            // Special tokens are kept: `<tool_call>` is one in Qwen's vocabulary.
-            bytes.extend(self.model.vocab().token_to_piece(token, true, None));
-            generated += 1;
-            let mut batch = LlamaBatch::new(1, 1);
-            batch
-                .add(token, position as i32, &[0], true)
-                .map_err(|e| BackendError::Transient(format!("llama.cpp batch: {e}")))?;
-            self.context
-                .decode(&mut batch)
-                .map_err(|e| BackendError::Transient(format!("llama.cpp decode failed: {e}")))?;
-            self.work.generated += 1;
-            self.cached.push(token);
-            position += 1;
-        }
-        tracing::debug!(generated, elapsed = ?started.elapsed(), "tokens generated");
-        Ok((String::from_utf8_lossy(&bytes).into_owned(), generated))
-    }
 }
-
-impl Engine {
-    /// The most likely token the grammar allows. The most likely token overall is tried first —
-    /// under a JSON grammar it is nearly always allowed — so the grammar is checked against one
-    /// token instead of the whole vocabulary (llama.cpp's own samplers do the same).
-    fn greedy_under(&self, grammar: &mut LlamaSampler) -> LlamaToken {
-        let logits = self.context.get_logits_ith(-1);
-        let best = argmax_token(logits);
-        let mut one = LlamaTokenDataArray::new(
-            vec![LlamaTokenData::new(best, logits[best.0 as usize], 0.0)],
-            false,
-        );
-        grammar.apply(&mut one);
-        let token = if one.data[0].logit().is_finite() {
-            best
-        } else {
-            let mut all = self.context.token_data_array_ith(-1);
-            grammar.apply(&mut all);
-            all.data
-                .iter()
-                .filter(|d| d.logit().is_finite())
-                .max_by(|a, b| a.logit().total_cmp(&b.logit()))
-                .map_or(self.model.vocab().eos(), |d| d.id())
-        };
-        grammar.accept(token);
-        token
-    }
-}
-
-/// The token with the highest logit.
-fn argmax_token(logits: &[f32]) -> LlamaToken {
-    let mut best = 0;
-    for (i, &l) in logits.iter().enumerate() {
-        if l > logits[best] {
-            best = i;
-        }
-    }
-    LlamaToken(best as i32)
-}
-
-/// A JSON object of anything, for schemas llama.cpp's converter does not take.
-pub const ANY_JSON_OBJECT: &str = r#"root ::= object
-value ::= object | array | string | number | ("true" | "false" | "null") ws
-object ::= "{" ws ( string ":" ws value ("," ws string ":" ws value)* )? "}" ws
-array ::= "[" ws ( value ("," ws value)* )? "]" ws
-string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) )* "\"" ws
-number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
-ws ::= | " " | "\n" [ \t]{0,20}
-"#;
 
 /// The total probability of `tokens` under softmax(logits).
 fn probability_mass(logits: &[f32], tokens: &[LlamaToken]) -> f64 {

@@ -1,0 +1,177 @@
+use super::*;
+
+fn state(n: usize, seed: u8) -> Vec<u8> {
+    (0..n).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect()
+}
+
+fn only_entry(cache: &PrefixCache) -> PathBuf {
+    let files = entry_files(&cache.folder);
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+#[test]
+fn an_entry_comes_back_whole_and_the_longest_shared_prefix_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PrefixCache::new(dir.path(), "model a, ctx 4096", DEFAULT_MAX_BYTES);
+    assert!(cache.longest_prefix(&[1, 2, 3], 0).is_none());
+    cache.store(&[1, 2, 3, 4], &state(1000, 1)).unwrap();
+    cache.store(&[1, 2, 9], &state(10, 2)).unwrap();
+    assert!(cache.holds(&[1, 2, 3, 4]) && !cache.holds(&[1, 2, 3]));
+    // A variant: the prompt shares three tokens with the first entry, two with the second.
+    let (path, shared) = cache.longest_prefix(&[1, 2, 3, 7, 7], 0).unwrap();
+    assert_eq!(shared, 3);
+    let entry = cache.load(&path).unwrap();
+    assert_eq!(entry.tokens, vec![1, 2, 3, 4]);
+    assert_eq!(entry.state, state(1000, 1));
+    // Nothing longer than what the caller already has is offered.
+    assert!(cache.longest_prefix(&[1, 2, 3, 7, 7], 3).is_none());
+    // Another key sees nothing of it.
+    let other = PrefixCache::new(dir.path(), "model b, ctx 4096", DEFAULT_MAX_BYTES);
+    assert!(other.longest_prefix(&[1, 2, 3, 4], 0).is_none());
+}
+
+#[test]
+fn damaged_truncated_and_foreign_entries_are_deleted_never_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PrefixCache::new(dir.path(), "key", DEFAULT_MAX_BYTES);
+    let tokens = [5, 6, 7, 8];
+    type Harm = Box<dyn Fn(&Path)>;
+    let damage: Vec<(&str, Harm)> = vec![
+        (
+            "a flipped state byte",
+            Box::new(|p: &Path| {
+                let mut bytes = std::fs::read(p).unwrap();
+                let last = bytes.len() - 1;
+                bytes[last] ^= 0xff;
+                std::fs::write(p, bytes).unwrap();
+            }),
+        ),
+        (
+            "truncated",
+            Box::new(|p: &Path| {
+                let bytes = std::fs::read(p).unwrap();
+                std::fs::write(p, &bytes[..bytes.len() - 100]).unwrap();
+            }),
+        ),
+        (
+            "cut in its header",
+            Box::new(|p: &Path| {
+                let bytes = std::fs::read(p).unwrap();
+                std::fs::write(p, &bytes[..20]).unwrap();
+            }),
+        ),
+        (
+            "empty",
+            Box::new(|p: &Path| std::fs::write(p, b"").unwrap()),
+        ),
+        (
+            "another format",
+            Box::new(|p: &Path| std::fs::write(p, b"GGUF\x03\x00\x00\x00garbage").unwrap()),
+        ),
+        (
+            "a header that is not JSON",
+            Box::new(|p: &Path| {
+                let mut bytes = std::fs::read(p).unwrap();
+                bytes[MAGIC.len() + 4] = b'!';
+                std::fs::write(p, bytes).unwrap();
+            }),
+        ),
+        (
+            "made under another key and copied in",
+            Box::new(|p: &Path| {
+                let dir = tempfile::tempdir().unwrap();
+                let foreign = PrefixCache::new(dir.path(), "other key", DEFAULT_MAX_BYTES);
+                foreign.store(&[5, 6, 7, 8], &state(500, 3)).unwrap();
+                std::fs::copy(only_entry(&foreign), p).unwrap();
+            }),
+        ),
+    ];
+    for (what, harm) in damage {
+        cache.store(&tokens, &state(500, 3)).unwrap();
+        let path = only_entry(&cache);
+        harm(&path);
+        let offered = cache.longest_prefix(&tokens, 0);
+        if let Some((offered, _)) = offered {
+            assert!(cache.load(&offered).is_none(), "{what}: loaded");
+        }
+        assert!(!path.exists(), "{what}: not deleted");
+    }
+    // An entry renamed to other tokens' hash is caught as well.
+    cache.store(&tokens, &state(500, 3)).unwrap();
+    let path = only_entry(&cache);
+    let renamed = cache.path_of(&[5, 6]);
+    std::fs::rename(&path, &renamed).unwrap();
+    let (offered, shared) = cache.longest_prefix(&tokens, 0).unwrap();
+    assert_eq!(shared, 4);
+    assert!(cache.load(&offered).is_none());
+    assert!(!renamed.exists());
+}
+
+#[test]
+fn a_full_cache_evicts_the_least_recently_used_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let entry_size = |cache: &PrefixCache| std::fs::metadata(only_entry(cache)).unwrap().len();
+    let probe = PrefixCache::new(&dir.path().join("probe"), "k", DEFAULT_MAX_BYTES);
+    probe.store(&[1], &state(10_000, 0)).unwrap();
+    let size = entry_size(&probe);
+    // Room for two entries.
+    let cache = PrefixCache::new(dir.path(), "k", 2 * size + size / 2);
+    std::fs::remove_dir_all(dir.path().join("probe")).unwrap();
+    cache.store(&[1], &state(10_000, 1)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    cache.store(&[2], &state(10_000, 2)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Using the first makes the second the least recently used.
+    assert!(cache.load(&cache.path_of(&[1])).is_some());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    cache.store(&[3], &state(10_000, 3)).unwrap();
+    assert!(cache.holds(&[1]) && !cache.holds(&[2]) && cache.holds(&[3]));
+    assert_eq!(usage(dir.path()), (2, 2 * size));
+    assert_eq!(clear(dir.path()).unwrap(), 2);
+    assert_eq!(usage(dir.path()), (0, 0));
+}
+
+#[test]
+fn writers_at_once_leave_whole_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let root = dir.path().to_path_buf();
+            std::thread::spawn(move || {
+                // Each writer its own cache value, as two processes would have.
+                let cache = PrefixCache::new(&root, "k", DEFAULT_MAX_BYTES);
+                for round in 0..5 {
+                    cache.store(&[1, 2, 3], &state(200_000, 7)).unwrap();
+                    cache
+                        .store(&[1, 2, 10 + w], &state(50_000, w as u8))
+                        .unwrap();
+                    if let Some((path, _)) = cache.longest_prefix(&[1, 2, 3], 2) {
+                        let entry = cache.load(&path).unwrap_or_else(|| panic!("{w} {round}"));
+                        assert_eq!(entry.state, state(200_000, 7));
+                    }
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let cache = PrefixCache::new(dir.path(), "k", DEFAULT_MAX_BYTES);
+    assert_eq!(
+        usage(dir.path()).0,
+        5,
+        "[1, 2, 3] once, [1, 2, 10 + w] each"
+    );
+    assert!(cache.load(&cache.path_of(&[1, 2, 3])).is_some());
+}
+
+#[test]
+fn sizes_parse_with_binary_units() {
+    assert_eq!(parse_size("4G"), Some(4 << 30));
+    assert_eq!(parse_size("500m"), Some(500 << 20));
+    assert_eq!(parse_size(" 1048576 "), Some(1 << 20));
+    assert_eq!(parse_size("lots"), None);
+    assert_eq!(parse_size(""), None);
+    assert_eq!(parse_size("99999999999G"), None);
+}
