@@ -15,7 +15,7 @@
 
 use crate::hashing::{hex, sha256_hex};
 use sha2::{Digest, Sha256};
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The first bytes of every entry; the digit is the format's version.
@@ -246,17 +246,21 @@ fn read_entry(path: &Path, key: &str) -> Result<Entry, String> {
     if path.file_stem().and_then(|s| s.to_str()) != Some(tokens_sha256(&header.tokens).as_str()) {
         return Err("its name is not the hash of its tokens".into());
     }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let state = bytes
-        .get(start as usize..)
-        .filter(|s| s.len() as u64 == header.state_bytes)
-        .ok_or("it changed while being read")?;
-    if sha256_hex(state) != header.state_sha256 {
+    // The state alone, read once into its own buffer (a tool list's is hundreds of megabytes).
+    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    file.seek(std::io::SeekFrom::Start(start))
+        .map_err(|e| e.to_string())?;
+    let mut state = Vec::with_capacity(header.state_bytes as usize);
+    file.read_to_end(&mut state).map_err(|e| e.to_string())?;
+    if state.len() as u64 != header.state_bytes {
+        return Err("it changed while being read".into());
+    }
+    if sha256_hex(&state) != header.state_sha256 {
         return Err("its checksum does not match".into());
     }
     Ok(Entry {
         tokens: header.tokens,
-        state: state.to_vec(),
+        state,
     })
 }
 
