@@ -124,6 +124,19 @@ pub enum Command {
         #[arg(long)]
         clear_kv_cache: bool,
     },
+    /// Draft a task suite for a toolset or a live server: a model writes requests and the calls that
+    /// serve them, code checks each (leakage of the tool's name, the call against the schema and the
+    /// request's words, near-duplicates, what the offline pickers choose), and DIR gets suite.toml,
+    /// tasks.jsonl and DRAFT.md (every candidate kept or dropped, with why). Review with
+    /// `mcpick review DIR`. A killed draft resumes when run again with the same settings.
+    Draft(Box<DraftOptions>),
+    /// Walk a drafted suite's pending tasks in the terminal, one at a time: accept, reject, edit in
+    /// $EDITOR, skip or quit; each decision is written at once. Without a terminal, lists what is
+    /// pending and exits 2.
+    Review {
+        /// The folder `mcpick draft` wrote (or its suite file).
+        dir: PathBuf,
+    },
     /// Show the toolsets, variants and suites found.
     List {
         /// Directories to look in [default: toolsets/ and tasks/].
@@ -164,6 +177,68 @@ pub struct ServeOptions {
     /// Also serve the tools the official MCP conformance suite calls by name.
     #[arg(long)]
     pub conformance_fixtures: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct DraftOptions {
+    /// Toolset file, or the name of a toolset in toolsets/ (or draft for a live server: --stdio,
+    /// --url).
+    #[arg(required_unless_present_any = ["stdio", "url"], conflicts_with_all = ["stdio", "url"])]
+    pub toolset: Option<String>,
+    /// Start this MCP server command and draft for its tools (saved to DIR/NAME.json), e.g.
+    /// "npx @modelcontextprotocol/server-filesystem /tmp".
+    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with = "url")]
+    pub stdio: Option<String>,
+    /// Draft for the tools of this Streamable HTTP MCP endpoint.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Which revision of MCP to speak to a live server (as `import --era`).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub era: EraChoice,
+    /// The model that writes: a backend spec as `run` takes (local[:MODE[:MODEL]], openai:MODEL,
+    /// anthropic:MODEL, with --base-url any OpenAI-compatible server).
+    #[arg(long, value_name = "SPEC", default_value = "local")]
+    pub drafter: String,
+    /// Requests per tool.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=50))]
+    pub per_tool: u32,
+    /// Also, for each confusable pair (similar descriptions, name neighbours), a request that needs
+    /// one and not the other, both ways round.
+    #[arg(long)]
+    pub pairs: bool,
+    /// Requests no tool serves (near the toolset's subject, and plain conversation).
+    #[arg(long, value_name = "M", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=500))]
+    pub no_call: u32,
+    /// The drafter's seed (its sampling, and the suite's record of it).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The folder to write the suite into (created).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: PathBuf,
+    /// The embedded model, as `run --model` [default: qwen2.5-coder-1.5b].
+    #[arg(long, value_name = "NAME|hf:PATH|PATH")]
+    pub model: Option<String>,
+    /// Threads the embedded model uses [default: every core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
+    /// Base URL for an openai or anthropic drafter, e.g. http://127.0.0.1:8080/v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the drafter's API key.
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// Output token limit per hosted drafter reply [default: enough for the requests asked].
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// Seconds a hosted drafter may take over one ask.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    pub timeout: f64,
+    /// Do not save or restore `local` prompt prefixes in the prefix cache.
+    #[arg(long)]
+    pub no_kv_cache: bool,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -14,6 +14,8 @@
 //! |---|---|
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing; seen by `commands` alone |
 //! | [`commands`] | each subcommand: turn its arguments into settings, call the library, print, pick the exit code |
+//! | [`draft`] | `mcpick draft`: asks a drafter model (`local` under a grammar, or a hosted one through one tool) for requests per tool, per confusable pair and for no call; journals its replies; checks every candidate by code (leakage of the tool's name, the call against the schema and the request's words, near-duplicates); puts the survivors to the offline pickers through a real run; writes the suite and `DRAFT.md` |
+//! | [`review`] | a drafted suite's pending tasks and each reviewer's decision (accept, reject, edit) written back whole |
 //! | [`report`] | `rebuild`: a run folder's records read once; the report described once as sections of tables, lines and charts (`document`, `sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries; the statistics, one file per method (McNemar, bootstrap, logistic fit, repeats, power); two runs compared for a regression gate |
 //! | [`runner`] | starting a run (`start`: new or resumed, shard, folder, manifest), the run plan (`plan/`: lanes, suites, exposures, the plan's manifest, the stored trial each planned trial will be), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
@@ -44,6 +46,7 @@ pub mod backend;
 pub mod catalogue;
 pub mod cli;
 pub mod commands;
+pub mod draft;
 pub mod file_replace;
 pub mod gold_arguments;
 pub mod hashing;
@@ -62,6 +65,7 @@ pub mod ranking;
 pub mod record;
 pub mod registry;
 pub mod report;
+pub mod review;
 pub mod runner;
 pub mod score;
 pub mod settings;

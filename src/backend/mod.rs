@@ -24,7 +24,8 @@ pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, default_system_prompt};
 pub use local::{
-    CacheLocation, LocalBackend, LocalMode, LocalSettings, Work, llama_backend, prefix_cache,
+    CacheLocation, JsonSampling, LocalBackend, LocalMode, LocalSettings, Work, llama_backend,
+    prefix_cache,
 };
 pub use openai::OpenAiBackend;
 pub use options::{BackendOptions, LocalOptions};

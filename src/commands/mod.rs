@@ -2,12 +2,14 @@
 //! the writer it is given (stdout in the binary, a buffer in tests). Exit codes are decided here.
 
 mod compare;
+mod draft;
 mod import;
 mod import_dataset;
 mod lint;
 mod list;
 mod merge;
 mod models;
+mod review;
 mod run;
 mod serve;
 mod validate;
@@ -17,12 +19,14 @@ use std::io::Write;
 use std::path::PathBuf;
 
 pub use compare::run_compare;
+pub use draft::run_draft;
 pub use import::run_import;
 pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use lint::{LintOutput, run_lint};
 pub use list::run_list;
 pub use merge::run_merge;
 pub use models::run_models;
+pub use review::run_review;
 pub use run::{run_report, run_run, run_settings};
 pub use serve::run_serve;
 pub use validate::run_validate;
@@ -78,6 +82,8 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             clear_kv_cache,
         } => run_models(&fetch, clear_kv_cache, out),
         Command::Serve(options) => run_serve(options, out),
+        Command::Draft(options) => run_draft(*options, out),
+        Command::Review { dir } => run_review(&dir, out),
         Command::Import(options) => run_import(options, out),
         Command::ImportBfcl(options) => run_import_bfcl(options, out),
         Command::ImportMetatool(options) => run_import_metatool(options, out),

@@ -299,7 +299,10 @@ fn lint_tool_count(toolset: &Toolset, findings: &mut Vec<Finding>) {
         "merge near-duplicates into one tool with an enum parameter, split the server by domain, or expose a search tool; measure with `mcpick sweep`".into());
 }
 
-fn lint_similar_descriptions(toolset: &Toolset, findings: &mut Vec<Finding>) {
+/// The pairs of tools (by position) whose names and descriptions read alike, most alike first:
+/// what the lint reports as confusable, and what `mcpick draft --pairs` writes contrasting requests
+/// for.
+pub fn similar_description_pairs(toolset: &Toolset) -> Vec<(usize, usize, f64)> {
     let documents: Vec<Vec<String>> = toolset
         .tools
         .iter()
@@ -311,7 +314,11 @@ fn lint_similar_descriptions(toolset: &Toolset, findings: &mut Vec<Finding>) {
             ))
         })
         .collect();
-    for (i, j, similarity) in similar_pairs(&documents, SIMILARITY_THRESHOLD) {
+    similar_pairs(&documents, SIMILARITY_THRESHOLD)
+}
+
+fn lint_similar_descriptions(toolset: &Toolset, findings: &mut Vec<Finding>) {
+    for (i, j, similarity) in similar_description_pairs(toolset) {
         let (a, b) = (&toolset.tools[i].name, &toolset.tools[j].name);
         push(
             findings,

@@ -11,8 +11,8 @@ mod tool;
 pub use comparison::{Comparison, classify};
 pub use matcher::{Alternative, ArgMatcher, MatcherError, distinct_items_match};
 pub use task::{
-    BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Suite, Task, TaskInput,
-    TaskTool,
+    BfclRecord, Expectation, ExpectedCall, Message, Review, Role, ScoringProfile, Suite, Task,
+    TaskInput, TaskTool,
 };
 pub use tool::{
     Behavior, Response, ResponseRule, Tool, ToolAnnotations, Toolset, fill_template,

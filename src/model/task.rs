@@ -43,6 +43,46 @@ pub struct Task {
     pub today: Option<String>,
     /// The task's own system message replaces the default system prompt instead of following it.
     pub replace_system: bool,
+    /// Where a drafted task stands with its reviewer (`None`: written by hand).
+    pub review: Option<Review>,
+    /// Its suite's `[drafted_by]`, for a drafted suite.
+    pub drafted_by: Option<crate::spec::DraftedBySpec>,
+}
+
+/// A drafted task's review state (`review` in a task).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Review {
+    /// Written by a drafter and passed its checks; nobody has looked yet.
+    Draft,
+    /// Passed the checks, but no offline picker chose its intended tool: look first.
+    Doubtful,
+    /// A person accepted it.
+    Accepted,
+}
+
+impl Review {
+    pub fn parse(text: &str) -> Option<Review> {
+        match text {
+            "draft" => Some(Review::Draft),
+            "doubtful" => Some(Review::Doubtful),
+            "accepted" => Some(Review::Accepted),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Review::Draft => "draft",
+            Review::Doubtful => "doubtful",
+            Review::Accepted => "accepted",
+        }
+    }
+
+    /// Not yet accepted by a person.
+    pub fn pending(self) -> bool {
+        self != Review::Accepted
+    }
 }
 
 /// A set of scoring rules. `mcp`: mcpick's own (multi-turn, self-correction counts; see the `score`

@@ -110,6 +110,16 @@ pub struct SuiteRecord {
     /// Tasks whose own system message replaces the default system prompt.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replace_system: Vec<String>,
+    /// Drafted tasks run before a person accepted them (`review = "draft"` or `"doubtful"`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreviewed: usize,
+    /// Who drafted the suite's tasks, for a drafted suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drafted_by: Option<crate::spec::DraftedBySpec>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Which shard of a split run a folder holds, and how many trials that shard owns.

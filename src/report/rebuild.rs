@@ -61,6 +61,9 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             "\nlint findings on {file} are left out of the report.\n"
         ));
     }
+    if let Some((manifest, _)) = &manifest {
+        text.push_str(&draft_notes(manifest));
+    }
     match &analysis {
         Ok(analysis) => text.push_str(&experiment_markdown(analysis)),
         Err(e) => text.push_str(&format!("\nanalysis failed: {e}\n")),
@@ -86,6 +89,45 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         }
     }
     Ok(report.summary_text)
+}
+
+/// What a reader must know of drafted suites: tasks no person has accepted, and a backend whose
+/// model drafted the tasks it is judged on (it grades its own homework).
+fn draft_notes(manifest: &Manifest) -> String {
+    let mut notes = String::new();
+    for suite in &manifest.suites {
+        // A suite run under several arms is listed once per arm; its note is said once.
+        let mut say = |note: String| {
+            if !notes.contains(&note) {
+                notes.push_str(&note);
+            }
+        };
+        if suite.unreviewed > 0 {
+            say(format!(
+                "\nsuite {}: {} of its {} tasks are unreviewed drafts (review = draft or doubtful); `mcpick review` walks them.\n",
+                suite.suite, suite.unreviewed, suite.tasks
+            ));
+        }
+        let Some(drafted_by) = &suite.drafted_by else {
+            continue;
+        };
+        for lane in &manifest.backends {
+            let local_sha = lane
+                .local
+                .as_ref()
+                .and_then(|l| l["model_sha256"].as_str())
+                .map(|sha| format!("sha256:{sha}"));
+            if local_sha.as_deref() == Some(drafted_by.model.as_str())
+                || lane.id == drafted_by.model
+            {
+                say(format!(
+                    "\nbackend {} is the model that drafted suite {} ({}): it grades its own homework.\n",
+                    lane.id, suite.suite, drafted_by.drafter
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// The lint findings on every toolset and variant the trials name, from the files the manifest

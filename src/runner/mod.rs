@@ -29,6 +29,7 @@ pub use cache::ResponseCache;
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};
 pub use price::list_price;
+pub use redact::redact;
 pub use schedule::{Execution, execute};
 pub use start::{RunTarget, ShardRequest, StartError, StartedRun, start_run};
 pub use sweep_tools::{distractor_pool, exposed_tools, gold_position};

@@ -12,7 +12,7 @@ mod variant;
 
 pub use config::{BackendProfile, ConfigFile};
 pub use located::{Located, with_toml_spans};
-pub use suite::{ExpectedCallSpec, MessageSpec, SuiteFile, TaskSpec, TaskToolSpec};
+pub use suite::{DraftedBySpec, ExpectedCallSpec, MessageSpec, SuiteFile, TaskSpec, TaskToolSpec};
 pub use toolset::{BehaviorSpec, ResponseRuleSpec, ToolAnnotations, ToolSpec, ToolsetFile};
 pub use variant::{DescribeSpec, VariantFile};
 

@@ -21,8 +21,25 @@ pub struct SuiteFile {
     /// The date the suite's simulated tools answer as of (`today = 2026-11-30`): the default
     /// system prompt then states it.
     pub today: Option<Located<Value>>,
+    /// Who drafted the suite's tasks (`mcpick draft` writes it).
+    pub drafted_by: Option<DraftedBySpec>,
     #[serde(rename = "task", default)]
     pub tasks: Vec<Located<TaskSpec>>,
+}
+
+/// `[drafted_by]`: the drafter that wrote a suite's tasks, as `mcpick draft` records it.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DraftedBySpec {
+    /// The drafter's backend id (`local:score`, `openai:gpt-4o-mini`).
+    pub drafter: String,
+    /// What the model is: `sha256:…` of an embedded model's file, else the backend id.
+    pub model: String,
+    /// The SHA-256 of the prompt templates that asked for the tasks.
+    pub prompt_template: String,
+    pub seed: u64,
+    /// The mcpick version that drafted them.
+    pub mcpick: Option<String>,
 }
 
 /// One task as written, inline or as a JSONL record.
@@ -44,6 +61,11 @@ pub struct TaskSpec {
     pub tools: Option<Vec<TaskToolSpec>>,
     /// BFCL's own record of the task (written by `import-bfcl`, read by the `bfcl` profile).
     pub bfcl: Option<Value>,
+    /// Where a drafted task stands with its reviewer: `draft`, `doubtful` or `accepted`.
+    pub review: Option<Located<String>>,
+    /// How a drafted task was made (drafter, prompt template, seed, what the pickers chose); kept
+    /// as written.
+    pub provenance: Option<Value>,
 }
 
 /// One entry of a task's own tool list: a toolset tool's name, or `{ tool, as }` to show a toolset

@@ -69,6 +69,14 @@ impl LocalMode {
     }
 }
 
+/// How a `write_json` reply is drawn: temperature 0 is greedy.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonSampling {
+    pub temperature: f32,
+    pub seed: u32,
+    pub max_tokens: u32,
+}
+
 /// How to run the local model.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LocalSettings {
@@ -302,6 +310,46 @@ impl LocalBackend {
             total.add(work);
         }
         reply
+    }
+
+    /// A JSON value the model writes for a plain instruction, no tools shown (`mcpick draft`): the
+    /// `system` and `user` turns in the model's chat template, the reply held by a grammar to
+    /// `schema` (any JSON object when llama.cpp cannot convert it), sampled at `temperature` from a
+    /// stream seeded by `seed`. Returns the text as written; the caller parses and checks it.
+    pub fn write_json(
+        &self,
+        system: &str,
+        user: &str,
+        schema: &Value,
+        sampling: JsonSampling,
+    ) -> Result<String, BackendError> {
+        let grammar = llama_cpp_2::json_schema_to_grammar(&schema.to_string())
+            .unwrap_or_else(|_| ANY_JSON_OBJECT.to_string());
+        let messages = [
+            json!({"role": "system", "content": system}),
+            json!({"role": "user", "content": user}),
+        ];
+        let mut engine = self.engine.lock().unwrap_or_else(|poisoned| {
+            self.engine.clear_poison();
+            let mut engine = poisoned.into_inner();
+            engine.reset();
+            engine
+        });
+        engine.take_work();
+        let prompt = self.prompt(&mut engine, &messages, None);
+        let written = prompt.and_then(|prompt| {
+            let sampling = Sampling {
+                temperature: sampling.temperature,
+                seed: sampling.seed,
+                max_tokens: sampling.max_tokens,
+            };
+            engine.generate(&prompt, Some(&grammar), sampling)
+        });
+        let work = engine.take_work();
+        if let Ok(mut total) = self.total_work.lock() {
+            total.add(work);
+        }
+        written.map(|(text, _)| text)
     }
 
     /// What llama.cpp computed over every turn so far.

@@ -94,6 +94,7 @@ pub fn load_suite(
     for task in &mut tasks {
         task.scoring = scoring;
         task.today = today.clone();
+        task.drafted_by = file.drafted_by.clone();
     }
     let suite = Suite {
         name: file.suite.value,

@@ -10,7 +10,7 @@ use crate::load::diagnostic::closest_name;
 use crate::load::toolset::parameters_help;
 use crate::load::variant::LoadedVariant;
 use crate::model::{
-    ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Role, ScoringProfile, Task,
+    ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Review, Role, ScoringProfile, Task,
     TaskInput, TaskTool, Toolset,
 };
 use crate::spec::{ExpectedCallSpec, Located, TaskSpec, TaskToolSpec, toml_datetimes_as_strings};
@@ -130,6 +130,20 @@ impl TaskChecks<'_> {
                 "add a system message to `messages`, or drop `replace_system`".into(),
             ));
         }
+        let review = spec.review.as_ref().and_then(|written| {
+            let review = Review::parse(&written.value);
+            if review.is_none() {
+                diagnostics.push(place.error(
+                    written.span.as_ref().or(id_span),
+                    format!(
+                        "task {id:?}: `review = {:?}` is not a review state",
+                        written.value
+                    ),
+                    "write draft, doubtful or accepted (`mcpick review` sets it)".into(),
+                ));
+            }
+            review
+        });
         let errors_after = diagnostics.iter().filter(|d| d.is_error()).count();
         if errors_after > errors_before {
             return None;
@@ -147,6 +161,8 @@ impl TaskChecks<'_> {
             bfcl,
             today: None,
             replace_system: spec.replace_system.unwrap_or(false),
+            review,
+            drafted_by: None,
         })
     }
 

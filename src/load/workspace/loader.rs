@@ -53,7 +53,12 @@ impl Loader {
                     entry.extension().and_then(|e| e.to_str()),
                     Some("toml" | "json" | "jsonl")
                 );
-                if entry.is_dir() || data_file {
+                // A folder whose name starts with a dot is a tool's own (`.git`, a draft's
+                // `.draft` working files), not the user's toolsets and suites.
+                let hidden = entry
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+                if (entry.is_dir() && !hidden) || data_file {
                     self.discover(&entry);
                 }
             }

@@ -70,6 +70,12 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
                     .filter(|t| t.replace_system)
                     .map(|t| t.id.clone())
                     .collect(),
+                unreviewed: s
+                    .tasks
+                    .iter()
+                    .filter(|t| t.review.is_some_and(|r| r.pending()))
+                    .count(),
+                drafted_by: s.tasks.first().and_then(|t| t.drafted_by.clone()),
             })
             .collect(),
         files: parts.files,

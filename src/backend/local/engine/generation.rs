@@ -1,5 +1,7 @@
 //! Generation: tokens drawn one at a time after a prompt — greedily, or at a temperature from a
-//! seeded stream — optionally held to a GBNF grammar (a tool's arguments, or any JSON object).
+//! seeded stream — optionally held to a GBNF grammar (a tool's arguments, or any JSON object). Under
+//! a grammar a token is drawn first and the grammar asked about that one token, as llama.cpp's own
+//! samplers do: checking every token of the vocabulary at every step is what makes grammars slow.
 
 use super::Engine;
 use crate::backend::BackendError;
@@ -39,13 +41,16 @@ impl Engine {
             ),
             None => None,
         };
-        // Sampling at a temperature goes through llama.cpp's sampler chain, grammar first.
-        let mut chain = (sampling.temperature > 0.0).then(|| {
-            LlamaSampler::chain_simple(grammar.take().into_iter().chain([
+        // Free sampling at a temperature goes through llama.cpp's sampler chain; under a grammar,
+        // `sample_under` draws first and checks the one token drawn (a grammar over the whole
+        // vocabulary costs a pass of 150,000 tokens per token: seconds per reply).
+        let mut chain = (sampling.temperature > 0.0 && grammar.is_none()).then(|| {
+            LlamaSampler::chain_simple([
                 LlamaSampler::temp(sampling.temperature),
                 LlamaSampler::dist(sampling.seed),
-            ]))
+            ])
         });
+        let mut stream = u64::from(sampling.seed);
         let started = std::time::Instant::now();
         let mut bytes = Vec::new();
         let mut position = prompt.len();
@@ -55,6 +60,10 @@ impl Engine {
             let token = match (&mut chain, &mut grammar) {
                 // `sample` also advances the samplers' state (the grammar) past the token.
                 (Some(chain), _) => chain.sample(&self.context, -1),
+                (None, Some(grammar)) if sampling.temperature > 0.0 => {
+                    stream = crate::hashing::splitmix64(stream);
+                    self.sample_under(grammar, sampling.temperature, stream)
+                }
                 (None, Some(grammar)) => self.greedy_under(grammar),
                 (None, None) => argmax_token(self.context.get_logits_ith(-1)),
             };
@@ -106,6 +115,81 @@ impl Engine {
         grammar.accept(token);
         token
     }
+}
+
+/// Tokens a draw at a temperature chooses among: the most likely ones (llama.cpp's default top-k).
+const SAMPLE_TOP_K: usize = 40;
+
+impl Engine {
+    /// A token drawn at `temperature` from the `SAMPLE_TOP_K` most likely ones, by `draw` (a
+    /// uniform 64-bit number), that the grammar allows. The token drawn is checked alone first;
+    /// only when the grammar refuses it are all tokens checked, and the draw repeated among the
+    /// most likely of those it allows.
+    fn sample_under(&self, grammar: &mut LlamaSampler, temperature: f32, draw: u64) -> LlamaToken {
+        let logits = self.context.get_logits_ith(-1);
+        let candidates: Vec<(LlamaToken, f32)> = top_k(
+            logits
+                .iter()
+                .enumerate()
+                .map(|(i, &l)| (LlamaToken(i as i32), l)),
+        );
+        let drawn = draw_token(&candidates, temperature, draw);
+        let mut one = LlamaTokenDataArray::new(
+            vec![LlamaTokenData::new(drawn, logits[drawn.0 as usize], 0.0)],
+            false,
+        );
+        grammar.apply(&mut one);
+        let token = if one.data[0].logit().is_finite() {
+            drawn
+        } else {
+            let mut all = self.context.token_data_array_ith(-1);
+            grammar.apply(&mut all);
+            let allowed = top_k(
+                all.data
+                    .iter()
+                    .filter(|d| d.logit().is_finite())
+                    .map(|d| (d.id(), d.logit())),
+            );
+            if allowed.is_empty() {
+                self.model.vocab().eos()
+            } else {
+                draw_token(&allowed, temperature, crate::hashing::splitmix64(draw))
+            }
+        };
+        grammar.accept(token);
+        token
+    }
+}
+
+/// The `SAMPLE_TOP_K` entries with the highest logits, highest first.
+fn top_k(tokens: impl Iterator<Item = (LlamaToken, f32)>) -> Vec<(LlamaToken, f32)> {
+    let mut all: Vec<(LlamaToken, f32)> = tokens.collect();
+    let k = SAMPLE_TOP_K.min(all.len());
+    if k < all.len() {
+        all.select_nth_unstable_by(k, |a, b| b.1.total_cmp(&a.1));
+        all.truncate(k);
+    }
+    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.0.cmp(&b.0.0)));
+    all
+}
+
+/// One of `candidates` (highest logit first), drawn with probability softmax(logit / temperature).
+fn draw_token(candidates: &[(LlamaToken, f32)], temperature: f32, draw: u64) -> LlamaToken {
+    let top = candidates[0].1;
+    let weights: Vec<f64> = candidates
+        .iter()
+        .map(|(_, l)| f64::from((l - top) / temperature).exp())
+        .collect();
+    let total: f64 = weights.iter().sum();
+    // 53 random bits as a fraction in [0, 1).
+    let mut target = (draw >> 11) as f64 / (1u64 << 53) as f64 * total;
+    for ((token, _), weight) in candidates.iter().zip(&weights) {
+        if target < *weight {
+            return *token;
+        }
+        target -= weight;
+    }
+    candidates[candidates.len() - 1].0
 }
 
 /// The token with the highest logit.

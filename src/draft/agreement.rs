@@ -1,0 +1,106 @@
+//! Agreement: the candidates that passed the checks, put to the pickers mcpick has offline (`bm25`,
+//! `embed`, and the drafter's own model) through the normal trial path — a real run, in
+//! `DIR/.draft/agreement`, of a suite of the candidates over the whole toolset — and read back as
+//! what each picker chose for each task and whether that was the intended tool (or no call). A
+//! killed draft resumes this run like any other (`--resume`); a run folder of another plan is
+//! replaced.
+
+use crate::record::{Manifest, read_trials};
+use crate::runner::{RunTarget, ShardRequest, StartError, execute, start_run};
+use crate::settings::RunSettings;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What one picker did with one task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pick {
+    /// The first tool called, or `none`.
+    pub chose: String,
+    pub right: bool,
+}
+
+/// Per task id, per picker id: its pick.
+pub type Picks = HashMap<String, BTreeMap<String, Pick>>;
+
+/// Runs `suite` (a candidates' suite file) against `pickers` into `folder`, with the other settings
+/// of `template`, and reads back every pick. `progress` shows the run's progress bar.
+pub async fn run_pickers(
+    suite: &Path,
+    pickers: &[String],
+    template: &RunSettings,
+    folder: &Path,
+    progress: bool,
+) -> Result<(Picks, Vec<String>), String> {
+    let mut settings = template.clone();
+    settings.paths = vec![suite.to_path_buf()];
+    settings.backends = pickers.to_vec();
+    let new = || RunTarget::New {
+        settings: Box::new(settings.clone()),
+        out: Some(folder.to_path_buf()),
+    };
+    let target = if Manifest::read(folder).is_ok_and(|(m, _)| m.options == settings) {
+        RunTarget::Resume {
+            folder: folder.to_path_buf(),
+            budget: None,
+            kv_cache: None,
+        }
+    } else {
+        if folder.exists() {
+            std::fs::remove_dir_all(folder)
+                .map_err(|e| format!("{}: cannot replace: {e}", folder.display()))?;
+        }
+        new()
+    };
+    let started = match start_run(target, ShardRequest::default(), &|_| None) {
+        Ok(started) => started,
+        Err(StartError::Plan(problems)) => {
+            return Err(format!(
+                "the agreement run cannot start: {}",
+                problems.join("; ")
+            ));
+        }
+        Err(StartError::Refused(why)) => return Err(format!("the agreement run: {why}")),
+        Err(StartError::Io(e)) => return Err(format!("the agreement run: {e}")),
+    };
+    let lane_ids: Vec<String> = started.plan.lanes.iter().map(|l| l.id.clone()).collect();
+    let mut run_folder = started.folder;
+    let execution = execute(
+        Arc::clone(&started.plan),
+        started.pending.clone(),
+        started.already_spent,
+        &mut run_folder,
+        progress,
+    )
+    .await
+    .map_err(|e| format!("the agreement run: {e}"))?;
+    drop(run_folder);
+    if execution.interrupted {
+        return Err("interrupted; run the same command again to go on".into());
+    }
+    let stored = read_trials(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let mut picks: Picks = HashMap::new();
+    for trial in stored.trials {
+        let chose = trial
+            .calls
+            .first()
+            .map_or_else(|| "none".to_string(), |c| c.tool.clone());
+        let chose = match &trial.backend_error {
+            Some(_) => "error".to_string(),
+            None => chose,
+        };
+        picks.entry(trial.task.clone()).or_default().insert(
+            trial.backend.clone(),
+            Pick {
+                right: trial.scored() && trial.right_pick(),
+                chose,
+            },
+        );
+    }
+    Ok((picks, lane_ids))
+}
+
+/// Where the agreement run of a draft folder lives.
+pub fn agreement_folder(work_dir: &Path) -> PathBuf {
+    work_dir.join("agreement")
+}

@@ -1,0 +1,136 @@
+//! One drafted request on its way to the suite, and what became of it: kept (for review, or marked
+//! doubtful when no offline picker found its tool, with what each picked) or dropped for a reason
+//! the checks name. Candidates are made from a drafter's checked reply, in the reply's order.
+
+use super::asks::{Ask, Intent, Style};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// A request the drafter wrote, with the call it says serves it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The ask it answered (`tool:NAME`, `pair:A:B`, `none:K`) and its place in the reply.
+    pub ask: String,
+    pub item: usize,
+    pub intent: Intent,
+    pub style: Style,
+    pub request: String,
+    /// The expected call's arguments (none for a no-call request).
+    pub arguments: Map<String, Value>,
+    /// The intended tool's `inputSchema` (`null` for a no-call request).
+    pub input_schema: Value,
+    pub fate: Fate,
+}
+
+/// What the checks made of a candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fate {
+    /// Not yet judged by the agreement check.
+    Pending,
+    /// In the suite. `picks`: what each offline picker chose (`none` for no call); `doubtful` when
+    /// none of them chose what the candidate intends.
+    Kept {
+        doubtful: bool,
+        picks: BTreeMap<String, String>,
+    },
+    Dropped {
+        reason: DropReason,
+        detail: String,
+    },
+}
+
+/// Why a candidate was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DropReason {
+    /// It names its tool, a distinctive word of the name, or a parameter as an identifier.
+    Leakage,
+    /// Its expected call breaks the tool's schema.
+    Schema,
+    /// Its expected call holds a value the request does not state.
+    Unsupported,
+    /// The same request, or nearly, is already kept.
+    Duplicate,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 4] = [
+        DropReason::Leakage,
+        DropReason::Schema,
+        DropReason::Unsupported,
+        DropReason::Duplicate,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::Leakage => "leakage",
+            DropReason::Schema => "schema",
+            DropReason::Unsupported => "unsupported",
+            DropReason::Duplicate => "duplicate",
+        }
+    }
+}
+
+impl Candidate {
+    /// The candidates of one ask's checked reply (`{"requests": [...]}`).
+    pub fn from_reply(ask: &Ask, reply: &Value, input_schema: &Value) -> Vec<Candidate> {
+        let items = reply["requests"].as_array().cloned().unwrap_or_default();
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(item, value)| Candidate {
+                ask: ask.id.clone(),
+                item,
+                intent: ask.intent.clone(),
+                style: ask.styles[item.min(ask.styles.len() - 1)],
+                request: value["request"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+                arguments: value["arguments"].as_object().cloned().unwrap_or_default(),
+                input_schema: input_schema.clone(),
+                fate: Fate::Pending,
+            })
+            .collect()
+    }
+
+    /// The task id it gets in the suite: `TOOL-K`, `TOOL-not-OTHER` or `none-K` (K from 1).
+    pub fn task_id(&self) -> String {
+        match &self.intent {
+            Intent::Tool(tool) => format!("{tool}-{}", self.item + 1),
+            Intent::Pair { tool, not } => format!("{tool}-not-{not}"),
+            Intent::NoCall => {
+                let part: usize = self
+                    .ask
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(0);
+                format!(
+                    "none-{}",
+                    part * super::asks::NO_CALL_PER_ASK + self.item + 1
+                )
+            }
+        }
+    }
+
+    pub fn kept(&self) -> bool {
+        !matches!(self.fate, Fate::Dropped { .. })
+    }
+
+    pub fn drop(&mut self, reason: DropReason, detail: impl Into<String>) {
+        self.fate = Fate::Dropped {
+            reason,
+            detail: detail.into(),
+        };
+    }
+
+    /// The kind of request, as DRAFT.md counts them.
+    pub fn kind(&self) -> &'static str {
+        match self.intent {
+            Intent::Tool(_) => "per tool",
+            Intent::Pair { .. } => "pairs",
+            Intent::NoCall => "no call",
+        }
+    }
+}

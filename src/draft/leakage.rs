@@ -1,0 +1,186 @@
+//! Leakage: whether a drafted request gives its tool away by name. A request leaks when it holds the
+//! tool's name (case- and separator-insensitive: `get_weather`, `Get Weather`, `getWeather`), a
+//! distinctive word of the name (one no other tool's name has and that is not common English), or a
+//! parameter's name written as an identifier (`start_date`, `startDate`; `start-date` and a one-word
+//! parameter such as `city` are ordinary English). A picker that matched words would find such a request too easily,
+//! so it says nothing about how well the tool is described. Pure.
+//!
+//! "Common English" is the 10,000 most frequent English words (letters only) of wordfreq 3.1.1 (Robyn Speer et
+//! al., <https://github.com/rspeer/wordfreq>; its data is CC BY-SA 4.0), in `common_english.txt`.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+fn common_english() -> &'static HashSet<&'static str> {
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| include_str!("common_english.txt").lines().collect())
+}
+
+/// The words of an identifier, lower-cased: split at separators and at lower-to-upper case changes
+/// (`getWeatherNow` → get, weather, now).
+pub fn identifier_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// The words of a tool's name that give it away: in no other tool's name, not common English, and
+/// at least three letters long.
+pub fn distinctive_words(tool: &str, all_tools: &[&str]) -> Vec<String> {
+    let others: HashSet<String> = all_tools
+        .iter()
+        .filter(|name| **name != tool)
+        .flat_map(|name| identifier_words(name))
+        .collect();
+    let mut words: Vec<String> = identifier_words(tool)
+        .into_iter()
+        .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
+        .filter(|w| !others.contains(w) && !common_english().contains(w.as_str()))
+        .collect();
+    words.dedup();
+    words
+}
+
+/// What gives the tool away in `request`, each as it was found; empty when nothing does.
+pub fn leaked_words(
+    request: &str,
+    tool: &str,
+    all_tools: &[&str],
+    parameters: &[String],
+) -> Vec<String> {
+    let mut found = Vec::new();
+    // The request's words, as whitespace and punctuation separate them (identifiers kept whole) and
+    // as identifier words.
+    let tokens: Vec<&str> = request
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let words: Vec<String> = tokens.iter().flat_map(|t| identifier_words(t)).collect();
+    let name_words = identifier_words(tool);
+    let compact_name: String = name_words.concat();
+    let name_in_words = !name_words.is_empty()
+        && words
+            .windows(name_words.len())
+            .any(|window| window == name_words.as_slice());
+    let name_as_one_word = words.iter().any(|w| *w == compact_name);
+    if name_in_words || name_as_one_word {
+        found.push(tool.to_string());
+    }
+    for word in distinctive_words(tool, all_tools) {
+        if words.iter().any(|w| same_word(w, &word)) && !found.contains(&word) {
+            found.push(word);
+        }
+    }
+    for parameter in parameters {
+        let parameter_words = identifier_words(parameter);
+        if parameter_words.len() < 2 {
+            continue;
+        }
+        let compact = parameter_words.concat();
+        let written = tokens.iter().any(|token| {
+            // `check-in` is English; `check_in` and `checkIn` are code.
+            let identifier_shaped =
+                token.contains('_') || token.chars().skip(1).any(char::is_uppercase);
+            identifier_shaped && identifier_words(token).concat() == compact
+        });
+        if written {
+            found.push(parameter.clone());
+        }
+    }
+    found
+}
+
+/// The same word, or its plural.
+fn same_word(written: &str, word: &str) -> bool {
+    written == word
+        || written
+            .strip_prefix(word)
+            .is_some_and(|rest| rest == "s" || rest == "es")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOOLS: &[&str] = &[
+        "get_weather",
+        "get_weather_forecast",
+        "convert_currency",
+        "geocode_address",
+        "set_thermostat_mode",
+    ];
+
+    #[test]
+    fn identifiers_split_at_separators_and_case_changes() {
+        assert_eq!(identifier_words("getWeatherNow"), ["get", "weather", "now"]);
+        assert_eq!(identifier_words("read-text_file"), ["read", "text", "file"]);
+        assert_eq!(identifier_words("HTTPServer"), ["httpserver"]);
+    }
+
+    #[test]
+    fn the_name_in_any_spelling_leaks() {
+        for request in [
+            "call get_weather for Lisbon",
+            "Get Weather in Lisbon please",
+            "getWeather Lisbon",
+            "GETWEATHER lisbon",
+        ] {
+            assert_eq!(
+                leaked_words(request, "get_weather", TOOLS, &[]),
+                ["get_weather"],
+                "{request}"
+            );
+        }
+        assert!(leaked_words("Is it raining in Lisbon?", "get_weather", TOOLS, &[]).is_empty());
+        // The words of the name apart are not the name.
+        assert!(leaked_words("get me the weather", "get_weather", TOOLS, &[]).is_empty());
+    }
+
+    #[test]
+    fn distinctive_words_are_neither_shared_nor_common() {
+        // "weather" is in another tool's name; "forecast", "convert" and "currency" are among the
+        // 10,000 most frequent English words; "geocode" and "thermostat" are not.
+        assert!(distinctive_words("get_weather_forecast", TOOLS).is_empty());
+        assert!(distinctive_words("get_weather", TOOLS).is_empty());
+        assert!(distinctive_words("convert_currency", TOOLS).is_empty());
+        assert_eq!(distinctive_words("geocode_address", TOOLS), ["geocode"]);
+        assert_eq!(
+            leaked_words(
+                "Set both Thermostats to eco, please",
+                "set_thermostat_mode",
+                TOOLS,
+                &[]
+            ),
+            ["thermostat"]
+        );
+        assert!(leaked_words("Convert 100 USD to EUR", "convert_currency", TOOLS, &[]).is_empty());
+    }
+
+    #[test]
+    fn parameter_names_leak_only_as_identifiers() {
+        let parameters = ["start_date".to_string(), "city".to_string()];
+        let leaked = |r: &str| leaked_words(r, "get_weather_forecast", TOOLS, &parameters);
+        assert_eq!(leaked("weather with start_date 2026-12-01"), ["start_date"]);
+        assert_eq!(leaked("weather, startDate tomorrow"), ["start_date"]);
+        assert!(leaked("weather from the start date of my trip in this city").is_empty());
+        assert!(leaked("weather from my start-date on").is_empty());
+    }
+}

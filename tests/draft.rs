@@ -1,0 +1,353 @@
+//! `mcpick draft` end to end against a scripted drafter that speaks the OpenAI Chat Completions wire
+//! format (`common::drafter_provider`): every check drops what it should and says why in DRAFT.md,
+//! a kept task is doubtful exactly when no offline picker found its tool, the suite passes
+//! `validate` and runs, a run says when its tasks are unreviewed and when the picker drafted them;
+//! a drafter that answers garbage or hangs stops the draft with nothing written; a killed draft
+//! resumes without asking again; bad toolsets are refused by name.
+
+mod common;
+
+use common::drafter_provider::{DrafterProvider, Script};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+const TOOLSET: &str = r#"format = 1
+name = "mini"
+description = "Weather and hotels"
+
+[[tool]]
+name = "get_weather"
+description = "Current weather conditions for a city as observed now: temperature, sky, wind."
+[tool.inputSchema]
+type = "object"
+required = ["city"]
+additionalProperties = false
+properties.city = { type = "string", minLength = 1 }
+properties.units = { type = "string", enum = ["metric", "imperial"], default = "metric" }
+
+[[tool]]
+name = "get_weather_forecast"
+description = "Daily weather forecast for a city for the next 1-16 days."
+[tool.inputSchema]
+type = "object"
+required = ["city"]
+additionalProperties = false
+properties.city = { type = "string", minLength = 1 }
+properties.days = { type = "integer", minimum = 1, maximum = 16, default = 3 }
+
+[[tool]]
+name = "book_hotel"
+description = "Reserve a hotel room in a city for given check-in and check-out dates."
+[tool.inputSchema]
+type = "object"
+required = ["city", "check_in", "check_out"]
+additionalProperties = false
+properties.city = { type = "string" }
+properties.check_in = { type = "string", format = "date" }
+properties.check_out = { type = "string", format = "date" }
+"#;
+
+fn models() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/models")
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mini.toml"), TOOLSET).unwrap();
+    dir
+}
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+    command
+        .current_dir(dir)
+        .env("MCPICK_MODEL_DIR", models())
+        .env("MCPICK_OFFLINE", "1")
+        .env("MCPICK_TEST_KEY", "test-key-123")
+        .env_remove("OPENAI_API_KEY")
+        .args(args);
+    command
+}
+
+fn mcpick(dir: &Path, args: &[&str]) -> (Output, String) {
+    let output = command(dir, args).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output, text)
+}
+
+fn draft_args<'a>(provider: &'a DrafterProvider, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "draft",
+        "mini.toml",
+        "--drafter",
+        "openai:drafter-mock",
+        "--base-url",
+        &provider.base_url,
+        "--api-key-env",
+        "MCPICK_TEST_KEY",
+        "--no-progress",
+        "-o",
+        "drafted",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+fn scripts() -> HashMap<String, Script> {
+    let requests = |items: Value| Script::Requests(items.as_array().unwrap().clone());
+    HashMap::from([
+        (
+            "tool:get_weather".into(),
+            requests(json!([
+                {"request": "Is it raining in Lisbon right now?", "arguments": {"city": "Lisbon"}},
+                {"request": "call get_weather for Oslo", "arguments": {"city": "Oslo"}},
+                {"request": "is it raining in lisbon, right now", "arguments": {"city": "Lisbon"}}
+            ])),
+        ),
+        (
+            "tool:get_weather_forecast".into(),
+            requests(json!([
+                {"request": "Will it snow in Reykjavik over the next 5 days?", "arguments": {"city": "Reykjavik", "days": 5}},
+                {"request": "What will the sky do in Nice soon?", "arguments": {"city": "Nice", "days": 7}},
+                {"request": "Bergen, the coming 99 days please", "arguments": {"city": "Bergen", "days": 99}}
+            ])),
+        ),
+        ("tool:book_hotel".into(), Script::Garbage),
+        (
+            "pair:get_weather".into(),
+            requests(json!([
+                {"request": "How hot is it in Rome at this very moment?", "arguments": {"city": "Rome"}}
+            ])),
+        ),
+        (
+            "pair:get_weather_forecast".into(),
+            requests(json!([
+                {"request": "Should I pack an umbrella for Paris over the next 2 days?", "arguments": {"city": "Paris", "days": 2}}
+            ])),
+        ),
+        (
+            "none".into(),
+            requests(json!([
+                {"request": "Thanks, that's all for today!"},
+                {"request": "What is the capital of Australia?"}
+            ])),
+        ),
+    ])
+}
+
+fn tasks(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("tasks.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_check_drops_what_it_should_and_the_suite_runs() {
+    let provider = DrafterProvider::start(scripts(), Duration::ZERO);
+    let dir = workspace();
+    let (output, text) = mcpick(
+        dir.path(),
+        &draft_args(&provider, &["--per-tool", "3", "--pairs", "--no-call", "2"]),
+    );
+    assert!(output.status.success(), "{text}");
+    assert!(
+        provider.violations().is_empty(),
+        "{:?}",
+        provider.violations()
+    );
+    assert!(
+        text.contains("drafted 10 requests") && text.contains("kept 6"),
+        "{text}"
+    );
+    let drafted = dir.path().join("drafted");
+    let report = std::fs::read_to_string(drafted.join("DRAFT.md")).unwrap();
+    // written, kept, dropped: leakage, schema, unsupported, duplicate.
+    let all = report.lines().find(|l| l.starts_with("| all |")).unwrap();
+    let cells: Vec<&str> = all.split('|').map(str::trim).collect();
+    assert_eq!(
+        (cells[2], cells[3], cells[5], cells[6], cells[7], cells[8]),
+        ("10", "6", "1", "1", "1", "1"),
+        "{report}"
+    );
+    assert!(report.contains("names get_weather"), "{report}");
+    assert!(
+        report.contains("days = 7 is not in the request"),
+        "{report}"
+    );
+    assert!(report.contains("same as get_weather-1"), "{report}");
+    assert!(
+        report.contains("`tool:book_hotel`: the drafter answered without calling submit_requests"),
+        "{report}"
+    );
+    // Kept tasks: doubtful exactly when no picker chose the intended action; provenance names the
+    // drafter; no kept request leaks its tool's name.
+    let tasks = tasks(&drafted);
+    assert_eq!(tasks.len(), 6);
+    for task in &tasks {
+        let intended = task["expect"][0]["tool"].as_str().unwrap_or("none");
+        let picks = task["provenance"]["picks"].as_object().unwrap();
+        assert_eq!(picks.len(), 3, "{task}");
+        let found = picks.values().any(|p| p == intended);
+        let review = if found { "draft" } else { "doubtful" };
+        assert_eq!(task["review"], review, "{task}");
+        assert_eq!(task["provenance"]["drafted_by"], "openai:drafter-mock");
+        let prompt = task["prompt"].as_str().unwrap().to_lowercase();
+        assert!(!prompt.contains("get_weather") && !prompt.contains("book_hotel"));
+    }
+    let forecast = tasks
+        .iter()
+        .find(|t| t["id"] == "get_weather_forecast-1")
+        .unwrap();
+    assert_eq!(
+        forecast["expect"][0]["args"],
+        json!({"city": "Reykjavik", "days": 5})
+    );
+    assert_eq!(forecast["lang"], "en");
+    let suite = std::fs::read_to_string(drafted.join("suite.toml")).unwrap();
+    assert!(
+        suite.contains("[drafted_by]") && suite.contains("toolset = \"../mini.toml\""),
+        "{suite}"
+    );
+
+    let (output, text) = mcpick(dir.path(), &["validate", "drafted"]);
+    assert!(output.status.success(), "{text}");
+    // A run by the drafter's own model says it grades its own homework; a run of unreviewed
+    // drafts says how many.
+    let (output, text) = mcpick(
+        dir.path(),
+        &[
+            "run",
+            "drafted",
+            "--backend",
+            "openai:drafter-mock",
+            "--backend",
+            "bm25",
+            "--base-url",
+            &provider.base_url,
+            "--api-key-env",
+            "MCPICK_TEST_KEY",
+            "--no-progress",
+            "--no-cache",
+            "--out",
+            "run",
+        ],
+    );
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains("6 of its 6 tasks are unreviewed drafts"),
+        "{text}"
+    );
+    assert!(
+        text.contains("backend openai:drafter-mock is the model that drafted suite mini-draft"),
+        "{text}"
+    );
+    assert!(!text.contains("backend bm25 is the model"), "{text}");
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("run/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(manifest["suites"][0]["unreviewed"], 6);
+    assert_eq!(
+        manifest["suites"][0]["drafted_by"]["drafter"],
+        "openai:drafter-mock"
+    );
+}
+
+#[test]
+fn a_drafter_that_answers_garbage_or_hangs_stops_the_draft_with_nothing_written() {
+    for (script, timeout) in [(Script::Garbage, "30"), (Script::Hang, "1")] {
+        let scripts = HashMap::from([
+            ("tool:get_weather".to_string(), script.clone()),
+            ("tool:get_weather_forecast".to_string(), script.clone()),
+            ("tool:book_hotel".to_string(), script),
+        ]);
+        let provider = DrafterProvider::start(scripts, Duration::ZERO);
+        let dir = workspace();
+        let (output, text) = mcpick(
+            dir.path(),
+            &draft_args(&provider, &["--per-tool", "1", "--timeout", timeout]),
+        );
+        assert_eq!(output.status.code(), Some(2), "{text}");
+        assert!(
+            text.contains("the drafter failed 3 asks in a row"),
+            "{text}"
+        );
+        let drafted = dir.path().join("drafted");
+        assert!(!drafted.join("suite.toml").exists() && !drafted.join("tasks.jsonl").exists());
+    }
+}
+
+#[test]
+fn a_killed_draft_resumes_without_asking_again() {
+    let provider = DrafterProvider::start(scripts(), Duration::from_millis(700));
+    let dir = workspace();
+    let args = draft_args(&provider, &["--per-tool", "3", "--no-call", "2"]);
+    let mut child = command(dir.path(), &args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = dir.path().join("drafted/.draft/journal.jsonl");
+    let started = std::time::Instant::now();
+    // The header and one reply are on disk: kill it before the rest.
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no reply journaled"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (output, text) = mcpick(dir.path(), &args);
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains("asks were answered by the interrupted draft before"),
+        "{text}"
+    );
+    // Every ask was answered once (the garbage one, which is never journaled, twice).
+    let asks = provider.asks();
+    assert_eq!(asks["tool:get_weather"], 1, "{asks:?}");
+    assert_eq!(asks["none"], 1, "{asks:?}");
+    assert_eq!(tasks(&dir.path().join("drafted")).len(), 4);
+}
+
+#[test]
+fn toolsets_a_drafter_cannot_write_for_are_refused_by_name() {
+    let provider = DrafterProvider::start(HashMap::new(), Duration::ZERO);
+    let dir = workspace();
+    let undescribed = TOOLSET.replace(
+        "description = \"Reserve a hotel room in a city for given check-in and check-out dates.\"\n",
+        "",
+    );
+    std::fs::write(dir.path().join("mini.toml"), undescribed).unwrap();
+    let (output, text) = mcpick(dir.path(), &draft_args(&provider, &[]));
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("without a description (book_hotel)"),
+        "{text}"
+    );
+    std::fs::write(
+        dir.path().join("mini.toml"),
+        "format = 1\nname = \"mini\"\n",
+    )
+    .unwrap();
+    let (output, text) = mcpick(dir.path(), &draft_args(&provider, &[]));
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("mini.toml"), "{text}");
+    // An offline baseline cannot write.
+    std::fs::write(dir.path().join("mini.toml"), TOOLSET).unwrap();
+    let (output, text) = mcpick(
+        dir.path(),
+        &["draft", "mini.toml", "--drafter", "bm25", "-o", "drafted"],
+    );
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("cannot write text"), "{text}");
+    assert!(provider.asks().is_empty());
+}
