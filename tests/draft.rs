@@ -1,5 +1,6 @@
 //! `mcpick draft` end to end against a scripted drafter that speaks the OpenAI Chat Completions wire
-//! format (`common::drafter_provider`): every check drops what it should and says why in DRAFT.md,
+//! format (`common::drafter_provider`): every check (leakage, schema, support, duplicates, the
+//! suite's own load checks) drops what it should and says why in DRAFT.md,
 //! a kept task is doubtful exactly when no offline picker found its tool, the suite passes
 //! `validate` and runs, a run says when its tasks are unreviewed and when the picker drafted them;
 //! a drafter that answers garbage or hangs stops the draft with nothing written; a killed draft
@@ -27,6 +28,11 @@ required = ["city"]
 additionalProperties = false
 properties.city = { type = "string", minLength = 1 }
 properties.units = { type = "string", enum = ["metric", "imperial"], default = "metric" }
+[tool.behavior]
+text = "{city}: 14 degrees, light rain"
+[[tool.behavior.rule]]
+when = { city = "Atlantis" }
+error = "City not found."
 
 [[tool]]
 name = "get_weather_forecast"
@@ -120,7 +126,7 @@ fn scripts() -> HashMap<String, Script> {
         (
             "pair:get_weather".into(),
             requests(json!([
-                {"request": "How hot is it in Rome at this very moment?", "arguments": {"city": "Rome"}}
+                {"request": "How hot is it in Atlantis at this very moment?", "arguments": {"city": "Atlantis"}}
             ])),
         ),
         (
@@ -133,7 +139,8 @@ fn scripts() -> HashMap<String, Script> {
             "none".into(),
             requests(json!([
                 {"request": "Thanks, that's all for today!"},
-                {"request": "What is the capital of Australia?"}
+                {"request": "What is the capital of Australia?"},
+                {"request": "get_weather_forecast Sydney"}
             ])),
         ),
     ])
@@ -153,7 +160,7 @@ fn every_check_drops_what_it_should_and_the_suite_runs() {
     let dir = workspace();
     let (output, text) = mcpick(
         dir.path(),
-        &draft_args(&provider, &["--per-tool", "3", "--pairs", "--no-call", "2"]),
+        &draft_args(&provider, &["--per-tool", "3", "--pairs", "--no-call", "3"]),
     );
     assert!(output.status.success(), "{text}");
     assert!(
@@ -162,20 +169,34 @@ fn every_check_drops_what_it_should_and_the_suite_runs() {
         provider.violations()
     );
     assert!(
-        text.contains("drafted 10 requests") && text.contains("kept 6"),
+        text.contains("drafted 11 requests") && text.contains("kept 5"),
         "{text}"
     );
     let drafted = dir.path().join("drafted");
     let report = std::fs::read_to_string(drafted.join("DRAFT.md")).unwrap();
-    // written, kept, dropped: leakage, schema, unsupported, duplicate.
+    // written, kept, dropped: leakage, schema, unsupported, duplicate, invalid (the tool's
+    // simulated behaviour refuses every call the task would accept).
     let all = report.lines().find(|l| l.starts_with("| all |")).unwrap();
     let cells: Vec<&str> = all.split('|').map(str::trim).collect();
     assert_eq!(
-        (cells[2], cells[3], cells[5], cells[6], cells[7], cells[8]),
-        ("10", "6", "1", "1", "1", "1"),
+        (
+            cells[2], cells[3], cells[5], cells[6], cells[7], cells[8], cells[9]
+        ),
+        ("11", "5", "2", "1", "1", "1", "1"),
+        "{report}"
+    );
+    assert!(
+        report.contains("is refused by the tool's behaviour"),
         "{report}"
     );
     assert!(report.contains("names get_weather"), "{report}");
+    // A request for no tool that names one is about that tool.
+    assert!(
+        report
+            .lines()
+            .any(|l| l.contains("get_weather_forecast Sydney") && l.contains("| leakage |")),
+        "{report}"
+    );
     assert!(
         report.contains("days = 7 is not in the request"),
         "{report}"
@@ -188,7 +209,7 @@ fn every_check_drops_what_it_should_and_the_suite_runs() {
     // Kept tasks: doubtful exactly when no picker chose the intended action; provenance names the
     // drafter; no kept request leaks its tool's name.
     let tasks = tasks(&drafted);
-    assert_eq!(tasks.len(), 6);
+    assert_eq!(tasks.len(), 5);
     for task in &tasks {
         let intended = task["expect"][0]["tool"].as_str().unwrap_or("none");
         let picks = task["provenance"]["picks"].as_object().unwrap();
@@ -240,7 +261,7 @@ fn every_check_drops_what_it_should_and_the_suite_runs() {
     );
     assert!(output.status.success(), "{text}");
     assert!(
-        text.contains("6 of its 6 tasks are unreviewed drafts"),
+        text.contains("5 of its 5 tasks are unreviewed drafts"),
         "{text}"
     );
     assert!(
@@ -252,7 +273,7 @@ fn every_check_drops_what_it_should_and_the_suite_runs() {
         &std::fs::read_to_string(dir.path().join("run/manifest.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(manifest["suites"][0]["unreviewed"], 6);
+    assert_eq!(manifest["suites"][0]["unreviewed"], 5);
     assert_eq!(
         manifest["suites"][0]["drafted_by"]["drafter"],
         "openai:drafter-mock"
@@ -287,7 +308,7 @@ fn a_drafter_that_answers_garbage_or_hangs_stops_the_draft_with_nothing_written(
 fn a_killed_draft_resumes_without_asking_again() {
     let provider = DrafterProvider::start(scripts(), Duration::from_millis(700));
     let dir = workspace();
-    let args = draft_args(&provider, &["--per-tool", "3", "--no-call", "2"]);
+    let args = draft_args(&provider, &["--per-tool", "3", "--no-call", "3"]);
     let mut child = command(dir.path(), &args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -350,4 +371,63 @@ fn toolsets_a_drafter_cannot_write_for_are_refused_by_name() {
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(text.contains("cannot write text"), "{text}");
     assert!(provider.asks().is_empty());
+}
+
+#[test]
+fn a_live_server_is_drafted_for_through_its_own_tools() {
+    // The official filesystem server (tests' peers), a server nobody here wrote.
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers/node_modules/.bin");
+    let server = bin.join("mcp-server-filesystem");
+    assert!(
+        server.exists(),
+        "the filesystem server is not installed: run tests/peers/install.sh"
+    );
+    let provider = DrafterProvider::start(scripts(), Duration::ZERO);
+    let dir = workspace();
+    let served = dir.path().join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    let command = format!(
+        "{} {} {}",
+        bin.join("node").display(),
+        server.display(),
+        served.display()
+    );
+    let (output, text) = mcpick(
+        dir.path(),
+        &[
+            "draft",
+            "--stdio",
+            &command,
+            "--drafter",
+            "openai:drafter-mock",
+            "--base-url",
+            &provider.base_url,
+            "--api-key-env",
+            "MCPICK_TEST_KEY",
+            "--per-tool",
+            "0",
+            "--no-call",
+            "3",
+            "--no-progress",
+            "-o",
+            "drafted",
+        ],
+    );
+    assert!(output.status.success(), "{text}");
+    assert!(
+        text.contains("saved the tools of secure-filesystem-server"),
+        "{text}"
+    );
+    let drafted = dir.path().join("drafted");
+    let suite = std::fs::read_to_string(drafted.join("suite.toml")).unwrap();
+    assert!(
+        suite.contains("toolset = \"secure-filesystem-server.json\""),
+        "{suite}"
+    );
+    let tasks = tasks(&drafted);
+    assert_eq!(tasks.len(), 3);
+    // The agreement run listed the server's own tools to the pickers.
+    let (output, text) = mcpick(dir.path(), &["validate", "drafted"]);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("secure-filesystem-server.json"), "{text}");
 }

@@ -724,8 +724,20 @@ fn ctrl_c_does_not_wait_for_a_model_call_in_flight() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // The model loads in a few seconds; by 12 s the first prompt is being read.
-    std::thread::sleep(std::time::Duration::from_secs(12));
+    // The run has started once its manifest is written (the model loaded, the plan made); a few
+    // seconds later the first prompt, a minute's reading, is under way. Waiting for the manifest
+    // rather than a fixed time: on a busy machine loading alone took more than 12 s, and a Ctrl-C
+    // before the run's handler is installed kills the process outright (that is not what this
+    // test is about).
+    let started = std::time::Instant::now();
+    while !out.path().join("manifest.json").exists() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the run did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(4));
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -54,6 +54,9 @@ pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<
     agreement.backend.local.kv_cache = options.no_kv_cache.then_some(false);
     agreement.backend.base_url = options.base_url.clone();
     agreement.backend.api_key_env = options.api_key_env.clone();
+    // The agreement run resumes through its own folder; a drafted request asked again after a new
+    // draft is a new question, not one to answer from the cache.
+    agreement.no_cache = true;
     let settings = DraftSettings {
         toolset,
         toolset_file,

@@ -1,9 +1,9 @@
 //! Agreement: the candidates that passed the checks, put to the pickers mcpick has offline (`bm25`,
 //! `embed`, and the drafter's own model) through the normal trial path — a real run, in
-//! `DIR/.draft/agreement`, of a suite of the candidates over the whole toolset — and read back as
-//! what each picker chose for each task and whether that was the intended tool (or no call). A
-//! killed draft resumes this run like any other (`--resume`); a run folder of another plan is
-//! replaced.
+//! `DIR/.draft/agreement-HASH` (the hash of the candidates' suite), of a suite of the candidates
+//! over the whole toolset — and read back as what each picker chose for each task and whether that
+//! was the intended tool (or no call). A killed draft resumes this run like any other
+//! (`--resume`); the run of other candidates is replaced.
 
 use crate::record::{Manifest, read_trials};
 use crate::runner::{RunTarget, ShardRequest, StartError, execute, start_run};
@@ -100,7 +100,18 @@ pub async fn run_pickers(
     Ok((picks, lane_ids))
 }
 
-/// Where the agreement run of a draft folder lives.
-pub fn agreement_folder(work_dir: &Path) -> PathBuf {
-    work_dir.join("agreement")
+/// Where the agreement run of a candidates' suite lives: a folder named by the suite's content, so
+/// a run is resumed only for the very tasks it ran (a task id drafted again with other words is
+/// another run); folders of other candidates are removed.
+pub fn agreement_folder(work_dir: &Path, candidates_dir: &Path) -> std::io::Result<PathBuf> {
+    let mut content = std::fs::read(candidates_dir.join("suite.toml"))?;
+    content.extend(std::fs::read(candidates_dir.join("tasks.jsonl"))?);
+    let name = format!("agreement-{}", &crate::hashing::sha256_hex(&content)[..12]);
+    for entry in std::fs::read_dir(work_dir)?.flatten() {
+        let other = entry.file_name().to_string_lossy().into_owned();
+        if other.starts_with("agreement") && other != name {
+            std::fs::remove_dir_all(entry.path())?;
+        }
+    }
+    Ok(work_dir.join(name))
 }

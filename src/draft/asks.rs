@@ -102,7 +102,8 @@ pub struct Ask {
     pub styles: Vec<Style>,
     pub system: String,
     pub user: String,
-    /// The reply's shape: `{"requests": [...]}` with exactly `styles.len()` items.
+    /// The reply's shape: `{"requests": [...]}` with exactly `styles.len()` items, each naming its
+    /// style first.
     pub schema: Value,
     /// Enough output tokens for the items asked for.
     pub max_tokens: u32,
@@ -217,7 +218,7 @@ pub fn asks(toolset: &Toolset, counts: AskCounts) -> Vec<Ask> {
         asks.push(Ask {
             id: format!("none:{part}"),
             intent: Intent::NoCall,
-            schema: reply_schema(item, styles.len()),
+            schema: reply_schema(&item, &styles),
             max_tokens: 80 * styles.len() as u32 + 40,
             styles,
             system: SYSTEM.to_string(),
@@ -276,7 +277,7 @@ fn call_ask(id: String, intent: Intent, tool: &Tool, user: String, styles: Vec<S
     Ask {
         id,
         intent,
-        schema: reply_schema(item, styles.len()),
+        schema: reply_schema(&item, &styles),
         max_tokens: 160 * styles.len() as u32 + 40,
         styles,
         system: SYSTEM.to_string(),
@@ -284,11 +285,37 @@ fn call_ask(id: String, intent: Intent, tool: &Tool, user: String, styles: Vec<S
     }
 }
 
-fn reply_schema(item: Value, count: usize) -> Value {
+/// `{"requests": [...]}` with one item per style, each opening with its style (`"style": "…"`,
+/// a constant): a model held to the schema writes the style just before the request, where even a
+/// small one follows it, instead of reading a numbered list far above.
+fn reply_schema(item: &Value, styles: &[Style]) -> Value {
+    let items: Vec<Value> = styles
+        .iter()
+        .map(|style| {
+            let mut item = item.clone();
+            let properties = item["properties"].as_object().cloned().unwrap_or_default();
+            let mut with_style = serde_json::Map::new();
+            with_style.insert("style".into(), json!({"const": style.instruction}));
+            with_style.extend(properties);
+            item["properties"] = Value::Object(with_style);
+            // Required, and so written first (llama.cpp writes required properties in order).
+            if let Some(required) = item["required"].as_array_mut() {
+                required.insert(0, json!("style"));
+            }
+            item
+        })
+        .collect();
     json!({
         "type": "object",
         "properties": {
-            "requests": {"type": "array", "items": item, "minItems": count, "maxItems": count}
+            "requests": {
+                "type": "array",
+                // No `"items": false`: llama.cpp's converter reads `items` before
+                // `prefixItems`; `maxItems` closes the list as well.
+                "prefixItems": items,
+                "minItems": styles.len(),
+                "maxItems": styles.len()
+            }
         },
         "required": ["requests"],
         "additionalProperties": false
@@ -387,10 +414,25 @@ mod tests {
         assert_eq!(asks[0].styles[0].label, "casual");
         assert_eq!(asks[1].styles[0].label, "context");
         assert_eq!(asks[0].schema["properties"]["requests"]["minItems"], 3);
+        // Each item opens with its style.
+        let items = &asks[0].schema["properties"]["requests"]["prefixItems"];
+        assert_eq!(
+            items[1]["properties"]["style"]["const"],
+            STYLES[1].instruction
+        );
+        assert_eq!(
+            items[1]["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .next()
+                .unwrap(),
+            "style"
+        );
         assert_eq!(asks[5].styles.len() + asks[6].styles.len(), 7);
         // The expected call is held to the tool's own schema.
         assert_eq!(
-            asks[0].schema["properties"]["requests"]["items"]["properties"]["arguments"]["required"],
+            asks[0].schema["properties"]["requests"]["prefixItems"][0]["properties"]["arguments"]["required"],
             json!(["city"])
         );
         assert!(asks[3].user.contains("Tool B: get_weather_forecast"));

@@ -50,14 +50,18 @@ pub enum DropReason {
     Unsupported,
     /// The same request, or nearly, is already kept.
     Duplicate,
+    /// The suite's own load checks refuse the task (`mcpick validate`): e.g. the tool's simulated
+    /// behaviour refuses every call the expectation accepts, so no model could pass it.
+    Invalid,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 4] = [
+    pub const ALL: [DropReason; 5] = [
         DropReason::Leakage,
         DropReason::Schema,
         DropReason::Unsupported,
         DropReason::Duplicate,
+        DropReason::Invalid,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -66,6 +70,7 @@ impl DropReason {
             DropReason::Schema => "schema",
             DropReason::Unsupported => "unsupported",
             DropReason::Duplicate => "duplicate",
+            DropReason::Invalid => "invalid",
         }
     }
 }

@@ -177,12 +177,21 @@ impl Drafter {
 }
 
 /// The reply follows the ask's schema — but for the expected calls' arguments, which need only be
-/// objects here: each is checked against its tool's schema with the candidate it belongs to, so one
-/// bad call does not cost the reply's other requests. Otherwise the validator's first complaint.
+/// objects here (each is checked against its tool's schema with the candidate it belongs to, so one
+/// bad call does not cost the reply's other requests), and the style labels, which may be left out.
+/// Otherwise the validator's first complaint.
 fn check_shape(reply: &Value, schema: &Value) -> Result<(), String> {
     let mut schema = schema.clone();
-    if let Some(arguments) = schema.pointer_mut("/properties/requests/items/properties/arguments") {
-        *arguments = json!({"type": "object"});
+    if let Some(Value::Array(items)) = schema.pointer_mut("/properties/requests/prefixItems") {
+        for item in items {
+            if let Some(arguments) = item.pointer_mut("/properties/arguments") {
+                *arguments = json!({"type": "object"});
+            }
+            // The style label helps the writer; a reply without it is as usable.
+            if let Some(Value::Array(required)) = item.get_mut("required") {
+                required.retain(|r| r != "style");
+            }
+        }
     }
     let validator = compile_schema(&schema).map_err(|e| format!("the ask's schema: {e}"))?;
     match validator.iter_errors(reply).next() {

@@ -4,10 +4,10 @@
 //! model asked for several requests often writes one twice with a word changed; two such tasks
 //! would count one judgement twice. Pure: the embeddings are computed by the caller.
 
-/// Two requests whose MiniLM embeddings reach this cosine similarity are one request. Measured on
-/// MiniLM-L6: rewordings of one sentence ("weather in Oslo now?" / "what's the weather in Oslo right
-/// now") score 0.90–0.97; two requests for one tool with different values ("…in Oslo" / "…in Rome")
-/// 0.70–0.85.
+/// Two requests whose MiniLM embeddings reach this cosine similarity are one request: only a copy
+/// with a word or two changed. Measured on all-MiniLM-L6-v2: "Is it raining in Oslo right now?" /
+/// "is it raining in oslo at the moment" 0.97; looser rewordings of one request 0.67–0.90; the same
+/// request for another city 0.58–0.80 (two tasks, not one).
 pub const NEAR_DUPLICATE_COSINE: f32 = 0.95;
 
 /// For each request, the index of an earlier request it duplicates (and the similarity: 1.0 for the
@@ -18,12 +18,12 @@ pub fn duplicates_of(
     embeddings: Option<&[Vec<f32>]>,
 ) -> Vec<Option<(usize, f32)>> {
     let normalised: Vec<String> = requests.iter().map(|r| normalise(r)).collect();
-    let mut found = Vec::with_capacity(requests.len());
+    let mut found: Vec<Option<(usize, f32)>> = Vec::with_capacity(requests.len());
     for k in 0..requests.len() {
         let mut duplicate = None;
         for earlier in 0..k {
             // Only a request that is itself kept can stand for another.
-            if found[earlier] != None::<(usize, f32)> {
+            if found[earlier].is_some() {
                 continue;
             }
             if normalised[k] == normalised[earlier] {

@@ -80,7 +80,7 @@ pub fn leaked_words(
         && words
             .windows(name_words.len())
             .any(|window| window == name_words.as_slice());
-    let name_as_one_word = words.iter().any(|w| *w == compact_name);
+    let name_as_one_word = words.contains(&compact_name);
     if name_in_words || name_as_one_word {
         found.push(tool.to_string());
     }

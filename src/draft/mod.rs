@@ -3,7 +3,8 @@
 //! requests and the calls that serve them; every reply is journaled as it comes (`journal`), so a
 //! killed draft resumes. Each candidate (`candidate`) is then checked: leakage of its tool's name
 //! (`leakage`), its call against the tool's schema and its own words (`support`), near-duplicates
-//! (`duplicates`); the survivors are put to the offline pickers through a real run (`agreement`)
+//! (`duplicates`), the suite's own load checks (a task `validate` would refuse); the survivors are
+//! put to the offline pickers through a real run (`agreement`)
 //! and those no picker maps to their intended tool are marked doubtful, never relabelled. What is
 //! written (`output`): a suite `run` takes unchanged, and `DRAFT.md` with every candidate's fate.
 
@@ -28,7 +29,7 @@ use asks::{Intent, asks, template_hash};
 use candidate::{Candidate, DropReason, Fate};
 use drafter::Drafter;
 use journal::{Journal, Opened};
-use output::{Authorship, SuiteHeader, write_suite};
+use output::{Authorship, SuiteHeader, write_report, write_suite};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -181,22 +182,58 @@ pub async fn draft(
         "embed".to_string(),
         drafter.picker_spec(),
     ];
-    let kept: Vec<Candidate> = candidates.iter().filter(|c| c.kept()).cloned().collect();
-    write_suite(
-        &candidates_dir,
-        &SuiteHeader {
-            suite: &suite_name,
-            toolset_name: &toolset.name,
-            toolset_file: &settings.toolset_file,
-            tools: toolset.tools.len(),
-            authorship: &authorship,
-            failed_asks: &failed_asks,
-            seconds: started.elapsed().as_secs_f64(),
-            pickers: &pickers,
-        },
-        &kept,
-    )
-    .map_err(|e| format!("{}: {e}", candidates_dir.display()))?;
+    // The agreement run loads its own model: the drafter's context is freed first.
+    drop(drafter);
+    // What DRAFT.md says besides the candidates, with the pickers as named so far.
+    let header = |pickers: &[String]| SuiteHeader {
+        suite: &suite_name,
+        toolset_name: &toolset.name,
+        toolset_file: &settings.toolset_file,
+        tools: toolset.tools.len(),
+        authorship: &authorship,
+        failed_asks: &failed_asks,
+        seconds: started.elapsed().as_secs_f64(),
+        pickers: pickers.to_vec(),
+    };
+    // The candidates' suite must load as `validate` would: a task its own checks refuse (a call
+    // the tool's simulated behaviour refuses, whatever the model sends) is dropped, and the rest
+    // written again.
+    let kept = loop {
+        let kept: Vec<&Candidate> = candidates.iter().filter(|c| c.kept()).collect();
+        if kept.is_empty() {
+            write_report(&settings.out, &header(&pickers), &candidates)
+                .map_err(|e| format!("{}: {e}", settings.out.display()))?;
+            return Err(format!(
+                "none of the {} requests passed the checks; {} says why each was dropped, and no suite was written",
+                candidates.len(),
+                settings.out.join("DRAFT.md").display()
+            ));
+        }
+        let kept: Vec<Candidate> = kept.into_iter().cloned().collect();
+        write_suite(&candidates_dir, &header(&pickers), &kept)
+            .map_err(|e| format!("{}: {e}", candidates_dir.display()))?;
+        let refused = refused_by_the_loader(&candidates_dir, &kept);
+        if refused.is_empty() {
+            break kept;
+        }
+        let mut dropped_any = false;
+        for (task_id, why) in &refused {
+            if let Some(c) = candidates
+                .iter_mut()
+                .find(|c| c.kept() && c.task_id() == *task_id)
+            {
+                c.drop(DropReason::Invalid, why.clone());
+                dropped_any = true;
+            }
+        }
+        if !dropped_any {
+            return Err(format!(
+                "the candidates' suite in {} does not load: {}",
+                candidates_dir.display(),
+                refused[0].1
+            ));
+        }
+    };
     say(format!(
         "putting {} requests to {}",
         kept.len(),
@@ -206,7 +243,8 @@ pub async fn draft(
         &candidates_dir.join("suite.toml"),
         &pickers,
         &settings.agreement,
-        &agreement::agreement_folder(&work_dir),
+        &agreement::agreement_folder(&work_dir, &candidates_dir)
+            .map_err(|e| format!("{}: {e}", work_dir.display()))?,
         settings.progress,
     )
     .await?;
@@ -221,21 +259,8 @@ pub async fn draft(
         };
     }
     let seconds = started.elapsed().as_secs_f64();
-    write_suite(
-        &settings.out,
-        &SuiteHeader {
-            suite: &suite_name,
-            toolset_name: &toolset.name,
-            toolset_file: &settings.toolset_file,
-            tools: toolset.tools.len(),
-            authorship: &authorship,
-            failed_asks: &failed_asks,
-            seconds,
-            pickers: &lane_ids,
-        },
-        &candidates,
-    )
-    .map_err(|e| format!("{}: {e}", settings.out.display()))?;
+    write_suite(&settings.out, &header(&lane_ids), &candidates)
+        .map_err(|e| format!("{}: {e}", settings.out.display()))?;
     let mut dropped = BTreeMap::new();
     for c in &candidates {
         if let Fate::Dropped { reason, .. } = &c.fate {
@@ -254,6 +279,24 @@ pub async fn draft(
         resumed,
         seconds,
     })
+}
+
+/// The tasks of the candidates' suite in `dir` that its load checks refuse, by task id, with the
+/// loader's message. A problem that names no task (the suite itself) refuses none: the agreement
+/// run reports it.
+fn refused_by_the_loader(dir: &Path, kept: &[Candidate]) -> Vec<(String, String)> {
+    let workspace = crate::load::Workspace::load(&[dir.join("suite.toml")]);
+    workspace
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .filter(|d| d.is_error() && d.path.ends_with("tasks.jsonl"))
+        // Record K of the task file is the K-th kept candidate.
+        .filter_map(|d| {
+            let candidate = kept.get(d.record?.checked_sub(1)?)?;
+            Some((candidate.task_id(), d.message.clone()))
+        })
+        .collect()
 }
 
 fn journal_count(journal: &Journal, asks: &[asks::Ask]) -> usize {
@@ -300,10 +343,11 @@ fn check_candidates(toolset: &Toolset, candidates: &mut [Candidate], say: &mut d
             continue;
         }
         let mut leaked = Vec::new();
+        // A request for no tool that names one is about that tool: it leaks too.
         let named: Vec<&str> = match &candidate.intent {
             Intent::Tool(tool) => vec![tool],
             Intent::Pair { tool, not } => vec![tool, not],
-            Intent::NoCall => Vec::new(),
+            Intent::NoCall => names.clone(),
         };
         for name in named {
             let parameters: Vec<String> = toolset

@@ -33,7 +33,7 @@ pub struct SuiteHeader<'a> {
     pub failed_asks: &'a [(String, String)],
     pub seconds: f64,
     /// The pickers of the agreement check, in column order.
-    pub pickers: &'a [String],
+    pub pickers: Vec<String>,
 }
 
 /// Writes `tasks.jsonl`, `DRAFT.md` and `suite.toml` into `dir`.
@@ -53,6 +53,18 @@ pub fn write_suite(
         draft_report(header, candidates).as_bytes(),
     )?;
     replace(&dir.join("suite.toml"), suite_file(dir, header).as_bytes())
+}
+
+/// Writes `DRAFT.md` alone: when no candidate was kept, there is no suite to write.
+pub fn write_report(
+    dir: &Path,
+    header: &SuiteHeader<'_>,
+    candidates: &[Candidate],
+) -> std::io::Result<()> {
+    replace(
+        &dir.join("DRAFT.md"),
+        draft_report(header, candidates).as_bytes(),
+    )
 }
 
 fn task_record(candidate: &Candidate, authorship: &Authorship) -> Value {
@@ -201,7 +213,7 @@ fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> String {
         }
     }
     let _ = write!(md, "\n## Kept\n\n| task | review | request | expected |");
-    for picker in header.pickers {
+    for picker in &header.pickers {
         let _ = write!(md, " {picker} |");
     }
     md.push_str("\n|---|---|---|---|");
@@ -219,7 +231,7 @@ fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> String {
             if *doubtful { "doubtful" } else { "draft" },
             cell(&c.request)
         );
-        for picker in header.pickers {
+        for picker in &header.pickers {
             let pick = picks.get(picker).map_or("—", String::as_str);
             let _ = write!(md, " `{pick}` |");
         }

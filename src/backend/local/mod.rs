@@ -285,13 +285,7 @@ impl LocalBackend {
             seed: self.options.seed ^ (turn.seed as u32) ^ ((turn.seed >> 32) as u32),
             max_tokens: self.options.max_tokens,
         };
-        // A trial that panicked mid-computation left the cache in an unknown state: start afresh.
-        let mut engine = self.engine.lock().unwrap_or_else(|poisoned| {
-            self.engine.clear_poison();
-            let mut engine = poisoned.into_inner();
-            engine.reset();
-            engine
-        });
+        let mut engine = self.lock_engine();
         engine.take_work();
         let reply = match (self.mode, self.native_syntax().filter(|_| native)) {
             (LocalMode::Score, Some(syntax)) => {
@@ -323,18 +317,18 @@ impl LocalBackend {
         schema: &Value,
         sampling: JsonSampling,
     ) -> Result<String, BackendError> {
-        let grammar = llama_cpp_2::json_schema_to_grammar(&schema.to_string())
-            .unwrap_or_else(|_| ANY_JSON_OBJECT.to_string());
+        let grammar =
+            llama_cpp_2::json_schema_to_grammar(&schema.to_string()).unwrap_or_else(|e| {
+                tracing::warn!(
+                    "llama.cpp cannot hold a reply to this schema ({e}); any JSON object"
+                );
+                ANY_JSON_OBJECT.to_string()
+            });
         let messages = [
             json!({"role": "system", "content": system}),
             json!({"role": "user", "content": user}),
         ];
-        let mut engine = self.engine.lock().unwrap_or_else(|poisoned| {
-            self.engine.clear_poison();
-            let mut engine = poisoned.into_inner();
-            engine.reset();
-            engine
-        });
+        let mut engine = self.lock_engine();
         engine.take_work();
         let prompt = self.prompt(&mut engine, &messages, None);
         let written = prompt.and_then(|prompt| {
@@ -350,6 +344,17 @@ impl LocalBackend {
             total.add(work);
         }
         written.map(|(text, _)| text)
+    }
+
+    /// The engine, for one turn. A turn that panicked mid-computation left its cache in an unknown
+    /// state: it starts afresh.
+    fn lock_engine(&self) -> std::sync::MutexGuard<'_, Engine> {
+        self.engine.lock().unwrap_or_else(|poisoned| {
+            self.engine.clear_poison();
+            let mut engine = poisoned.into_inner();
+            engine.reset();
+            engine
+        })
     }
 
     /// What llama.cpp computed over every turn so far.

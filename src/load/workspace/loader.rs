@@ -32,7 +32,8 @@ pub struct Loader {
 enum Parsed {
     Toolset(Loaded<Toolset>),
     Variant(Result<VariantFile, Diagnostic>),
-    Suite(Result<SuiteFile, Diagnostic>),
+    // Boxed: a suite file's parsed form is the largest by far.
+    Suite(Box<Result<SuiteFile, Diagnostic>>),
     TaskRecords,
     Unknown(Diagnostic),
 }
@@ -104,7 +105,7 @@ impl Loader {
             match parsed {
                 Parsed::Toolset(loaded) => self.add_toolset(&source, loaded),
                 Parsed::Variant(file) => variants.push((source, file)),
-                Parsed::Suite(file) => suites.push((source, file)),
+                Parsed::Suite(file) => suites.push((source, *file)),
                 Parsed::TaskRecords => task_files.push(source),
                 Parsed::Unknown(d) => self.record(FileReport {
                     path: source.path.clone(),
@@ -447,7 +448,7 @@ fn classify(source: &SourceText) -> Parsed {
                 Err(d) => return Parsed::Unknown(d),
             };
             if table.contains_key("suite") {
-                Parsed::Suite(parse_suite(source))
+                Parsed::Suite(Box::new(parse_suite(source)))
             } else if table.contains_key("variant") || table.contains_key("base") {
                 Parsed::Variant(parse_variant(source))
             } else {
