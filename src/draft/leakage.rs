@@ -8,38 +8,13 @@
 //! "Common English" is the 10,000 most frequent English words (letters only) of wordfreq 3.1.1 (Robyn Speer et
 //! al., <https://github.com/rspeer/wordfreq>; its data is CC BY-SA 4.0), in `common_english.txt`.
 
+pub use crate::lint::name_tokens as identifier_words;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
 fn common_english() -> &'static HashSet<&'static str> {
     static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
     WORDS.get_or_init(|| include_str!("common_english.txt").lines().collect())
-}
-
-/// The words of an identifier, lower-cased: split at separators and at lower-to-upper case changes
-/// (`getWeatherNow` → get, weather, now).
-pub fn identifier_words(name: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            previous_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && previous_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        previous_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
 }
 
 /// The words of a tool's name that give it away: in no other tool's name, not common English, and

@@ -163,7 +163,7 @@ fn verb_of(name: &str) -> String {
 }
 
 /// A tool name split into lowercase words: `getUserById` and `get_user_by_id` give the same tokens.
-fn name_tokens(name: &str) -> Vec<String> {
+pub fn name_tokens(name: &str) -> Vec<String> {
     let mut tokens = Vec::new();
     let mut current = String::new();
     let mut previous_lower = false;
