@@ -167,7 +167,7 @@ fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> String {
     let _ = writeln!(md, "# Draft: {} ({} tools)\n", header.suite, header.tools);
     let _ = writeln!(
         md,
-        "Drafted by `{}` (model {}), prompt templates `{}`, seed {}, in {:.0} s. Every request below was checked by code: leakage of the tool's name, the expected call against the tool's schema and the request's own words, near-duplicates; then put to the offline pickers ({}). Nothing was relabelled: a request no picker maps to its intended tool is kept as `doubtful`.\n",
+        "Drafted by `{}` (model {}), prompt templates `{}`, seed {}, in {:.0} s. Every request below was checked by code: leakage of the tool's name, the expected call against the tool's schema and the request's own words, near-duplicates, the suite's own load checks; then put to the offline pickers ({}). Nothing was relabelled: a request no picker maps to its intended tool is kept as `doubtful`.\n",
         a.drafter,
         a.model,
         &a.prompt_template[..a.prompt_template.len().min(12)],
