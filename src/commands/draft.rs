@@ -5,11 +5,10 @@
 use super::ExitStatus;
 use super::run::run_settings;
 use crate::backend::{BackendOptions, LocalOptions};
-use crate::cli::{Cli, Command, DraftOptions, EraChoice};
+use crate::cli::{Cli, Command, DraftOptions};
 use crate::draft::{AskCounts, DraftSettings, draft};
 use crate::import::live_server::{ServerSource, snapshot_server, toolset_document};
 use crate::load::{ToolsetTarget, Workspace};
-use crate::mcp::client::Negotiation;
 use clap::Parser;
 use std::io::Write;
 use std::path::PathBuf;
@@ -158,11 +157,7 @@ fn resolve_toolset(
             ));
         }
     };
-    let negotiation = match options.era {
-        EraChoice::Auto => Negotiation::Auto,
-        EraChoice::Stateless => Negotiation::Stateless,
-        EraChoice::Sessions => Negotiation::Sessions,
-    };
+    let negotiation = super::import::negotiation(options.era);
     let snapshot = match runtime.block_on(snapshot_server(&source, negotiation)) {
         Ok(snapshot) => snapshot,
         Err(message) => return Ok(Err(format!("the server: {message}"))),

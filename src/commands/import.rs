@@ -8,6 +8,15 @@ use crate::load::Workspace;
 use crate::mcp::client::Negotiation;
 use std::io::Write;
 
+/// The MCP revision `--era` asks a live server to be spoken to in (`import`, `draft`).
+pub(super) fn negotiation(era: EraChoice) -> Negotiation {
+    match era {
+        EraChoice::Auto => Negotiation::Auto,
+        EraChoice::Stateless => Negotiation::Stateless,
+        EraChoice::Sessions => Negotiation::Sessions,
+    }
+}
+
 pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let source = match (&options.stdio, &options.url) {
         (Some(command), None) => ServerSource::Stdio(command.clone()),
@@ -20,11 +29,7 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
             return Ok(ExitStatus::InvalidInput);
         }
     };
-    let negotiation = match options.era {
-        EraChoice::Auto => Negotiation::Auto,
-        EraChoice::Stateless => Negotiation::Stateless,
-        EraChoice::Sessions => Negotiation::Sessions,
-    };
+    let negotiation = negotiation(options.era);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
