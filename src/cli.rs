@@ -130,6 +130,13 @@ pub enum Command {
     /// tasks.jsonl and DRAFT.md (every candidate kept or dropped, with why). Review with
     /// `mcpick review DIR`. A killed draft resumes when run again with the same settings.
     Draft(Box<DraftOptions>),
+    /// Rewrite the tool descriptions a backend confuses, and keep only what wins on tasks it never
+    /// saw: the suite is split once (seeded, stratified) into a working and a held-out part;
+    /// candidates from a rewriter model and from the lint's rules are chosen on the working part,
+    /// round by round, and the final wording is adopted only if it is significantly better on the
+    /// held-out part. DIR gets variant.toml, IMPROVE.md, report.html and every trial; a killed
+    /// improve resumes when run again. Exit 0 adopted, 1 not adopted.
+    Improve(Box<ImproveOptions>),
     /// Walk a drafted suite's pending tasks in the terminal, one at a time: accept, reject, edit in
     /// $EDITOR, skip or quit; each decision is written at once. Without a terminal, lists what is
     /// pending and exits 2.
@@ -142,6 +149,74 @@ pub enum Command {
         /// Directories to look in [default: toolsets/ and tasks/].
         paths: Vec<PathBuf>,
     },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ImproveOptions {
+    /// The suite file whose tasks measure the descriptions.
+    pub suite: PathBuf,
+    /// Start from this variant's descriptions (default: the toolset as it is).
+    #[arg(long, value_name = "NAME")]
+    pub variant: Option<String>,
+    /// The backend whose picks are measured (a spec as `run` takes).
+    #[arg(long, value_name = "SPEC")]
+    pub backend: String,
+    /// The model that rewrites: a backend spec as `run` takes (local[:MODE[:MODEL]], openai:MODEL,
+    /// anthropic:MODEL, with --base-url any OpenAI-compatible server).
+    #[arg(long, value_name = "SPEC", default_value = "local")]
+    pub rewriter: String,
+    /// Rounds of rewriting, each on the last round's choice.
+    #[arg(long, value_name = "R", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub rounds: u32,
+    /// Rewriter candidates per target tool (the lint's rules add one more).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub candidates: u32,
+    /// Tools rewritten per round (the weakest on the working part).
+    #[arg(long, value_name = "T", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=50))]
+    pub targets: u32,
+    /// The share of tasks held out for the final verdict.
+    #[arg(long, value_name = "F", default_value_t = 0.5, value_parser = parse_fraction)]
+    pub holdout: f64,
+    /// Seeds the split and the rewriter's sampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Stop once the runs have cost this many US dollars (hosted backends).
+    #[arg(long, value_name = "USD")]
+    pub budget: Option<f64>,
+    /// The folder to write into (created; the same folder resumes).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: PathBuf,
+    /// The embedded model, as `run --model` [default: qwen2.5-coder-1.5b].
+    #[arg(long, value_name = "NAME|hf:PATH|PATH")]
+    pub model: Option<String>,
+    /// Threads the embedded model uses [default: every core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Option<u32>,
+    /// Base URL for an openai or anthropic backend or rewriter, e.g. http://127.0.0.1:8080/v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key.
+    #[arg(long, value_name = "NAME")]
+    pub api_key_env: Option<String>,
+    /// Backend profiles (TOML) [default: mcpick.toml if it exists].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Seconds a hosted rewriter may take over one ask.
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    pub timeout: f64,
+    /// Do not save or restore `local` prompt prefixes in the prefix cache.
+    #[arg(long)]
+    pub no_kv_cache: bool,
+    /// No progress bar on stderr.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if f > 0.0 && f < 1.0 => Ok(f),
+        _ => Err(format!("{text:?} is not a fraction between 0 and 1, e.g. 0.5")),
+    }
 }
 
 /// Where a sweep's distractor tools come from.

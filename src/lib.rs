@@ -50,6 +50,7 @@ pub mod draft;
 pub mod file_replace;
 pub mod gold_arguments;
 pub mod hashing;
+pub mod improve;
 pub mod import;
 pub mod interrupt;
 #[cfg(test)]

@@ -52,6 +52,9 @@ pub struct RunSettings {
     /// Only tasks carrying one of these tags (empty: every task).
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Only the tasks with these ids (empty: every task); how `improve` runs one part of a split.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<String>,
     /// Description arms, in the order the run names them (A first).
     #[serde(default)]
     pub variants: Vec<String>,

@@ -4,6 +4,7 @@
 mod compare;
 mod draft;
 mod import;
+mod improve;
 mod import_dataset;
 mod lint;
 mod list;
@@ -21,6 +22,7 @@ use std::path::PathBuf;
 pub use compare::run_compare;
 pub use draft::run_draft;
 pub use import::run_import;
+pub use improve::run_improve;
 pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use lint::{LintOutput, run_lint};
 pub use list::run_list;
@@ -83,6 +85,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
         } => run_models(&fetch, clear_kv_cache, out),
         Command::Serve(options) => run_serve(options, out),
         Command::Draft(options) => run_draft(*options, out),
+        Command::Improve(options) => run_improve(*options, out),
         Command::Review { dir } => run_review(&dir, out),
         Command::Import(options) => run_import(options, out),
         Command::ImportBfcl(options) => run_import_bfcl(options, out),

@@ -20,6 +20,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
         max_turns: options.max_turns,
         scoring: options.scoring.clone(),
         tags: options.tags.clone(),
+        tasks: Vec::new(),
         variants: options.variants.clone(),
         sizes: options.sizes.clone(),
         distractors: match options.distractors {

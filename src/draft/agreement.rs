@@ -6,11 +6,10 @@
 //! (`--resume`); the run of other candidates is replaced.
 
 use crate::record::{Manifest, read_trials};
-use crate::runner::{RunTarget, ShardRequest, StartError, execute, start_run};
+use crate::runner::run_in_folder;
 use crate::settings::RunSettings;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// What one picker did with one task.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,47 +34,13 @@ pub async fn run_pickers(
     let mut settings = template.clone();
     settings.paths = vec![suite.to_path_buf()];
     settings.backends = pickers.to_vec();
-    let new = || RunTarget::New {
-        settings: Box::new(settings.clone()),
-        out: Some(folder.to_path_buf()),
-    };
-    let target = if Manifest::read(folder).is_ok_and(|(m, _)| m.options == settings) {
-        RunTarget::Resume {
-            folder: folder.to_path_buf(),
-            budget: None,
-            kv_cache: None,
-        }
-    } else {
-        if folder.exists() {
-            std::fs::remove_dir_all(folder)
-                .map_err(|e| format!("{}: cannot replace: {e}", folder.display()))?;
-        }
-        new()
-    };
-    let started = match start_run(target, ShardRequest::default(), &|_| None) {
-        Ok(started) => started,
-        Err(StartError::Plan(problems)) => {
-            return Err(format!(
-                "the agreement run cannot start: {}",
-                problems.join("; ")
-            ));
-        }
-        Err(StartError::Refused(why)) => return Err(format!("the agreement run: {why}")),
-        Err(StartError::Io(e)) => return Err(format!("the agreement run: {e}")),
-    };
-    let lane_ids: Vec<String> = started.plan.lanes.iter().map(|l| l.id.clone()).collect();
-    let mut run_folder = started.folder;
-    let execution = execute(
-        Arc::clone(&started.plan),
-        started.pending.clone(),
-        started.already_spent,
-        &mut run_folder,
-        progress,
-    )
-    .await
-    .map_err(|e| format!("the agreement run: {e}"))?;
-    drop(run_folder);
-    if execution.interrupted {
+    // A run of other pickers in this folder is replaced: the folder is named by the tasks alone.
+    if Manifest::read(folder).is_ok_and(|(m, _)| m.options != settings) {
+        std::fs::remove_dir_all(folder)
+            .map_err(|e| format!("{}: cannot replace: {e}", folder.display()))?;
+    }
+    let run = run_in_folder(&settings, folder, progress, "the agreement run").await?;
+    if run.interrupted {
         return Err("interrupted; run the same command again to go on".into());
     }
     let stored = read_trials(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
@@ -97,7 +62,7 @@ pub async fn run_pickers(
             },
         );
     }
-    Ok((picks, lane_ids))
+    Ok((picks, run.lanes))
 }
 
 /// Where the agreement run of a candidates' suite lives: a folder named by the suite's content, so

@@ -16,6 +16,19 @@ use std::time::Duration;
 /// The tool a hosted drafter submits its requests through.
 pub const SUBMIT_TOOL: &str = "submit_requests";
 
+/// What a writer is asked for, whoever asks (`draft`'s requests, `improve`'s descriptions): the
+/// two messages, the JSON Schema of the reply, and the one tool a hosted model submits it through.
+pub struct JsonAsk<'a> {
+    /// Names the ask in the sampling seed and in a hosted request's label.
+    pub id: &'a str,
+    pub system: &'a str,
+    pub user: &'a str,
+    pub schema: &'a Value,
+    pub max_tokens: u32,
+    /// The submitting tool's name and description.
+    pub submit: (&'static str, &'static str),
+}
+
 /// A loaded drafter.
 pub struct Drafter {
     backend: AnyBackend,
@@ -85,7 +98,28 @@ impl Drafter {
 
     /// The drafter's reply to one ask, checked against the ask's schema.
     pub async fn write(&self, ask: &Ask) -> Result<Value, String> {
-        let seed = self.seed ^ crate::hashing::fnv1a(&ask.id);
+        let written = self
+            .write_json(&JsonAsk {
+                id: &ask.id,
+                system: &ask.system,
+                user: &ask.user,
+                schema: &ask.schema,
+                max_tokens: ask.max_tokens,
+                submit: (
+                    SUBMIT_TOOL,
+                    "Submit the messages you wrote, with their tool calls.",
+                ),
+            })
+            .await?;
+        check_shape(&written, &ask.schema)?;
+        Ok(written)
+    }
+
+    /// The writer's reply to one ask, redacted, not yet checked against the schema (the asker
+    /// knows which parts it may forgive).
+    pub async fn write_json(&self, ask: &JsonAsk<'_>) -> Result<Value, String> {
+        let (submit_tool, submit_description) = ask.submit;
+        let seed = self.seed ^ crate::hashing::fnv1a(ask.id);
         let written = match &self.backend {
             AnyBackend::Local(local) => {
                 let sampling = JsonSampling {
@@ -94,7 +128,7 @@ impl Drafter {
                     max_tokens: ask.max_tokens,
                 };
                 let text = tokio::task::block_in_place(|| {
-                    local.write_json(&ask.system, &ask.user, &ask.schema, sampling)
+                    local.write_json(ask.system, ask.user, ask.schema, sampling)
                 })
                 .map_err(|e| format!("the drafter failed: {e}"))?;
                 serde_json::from_str(&text).map_err(|e| {
@@ -107,18 +141,18 @@ impl Drafter {
             backend => {
                 let messages = [
                     ChatMessage::System {
-                        content: ask.system.clone(),
+                        content: ask.system.to_string(),
                     },
                     ChatMessage::User {
                         content: format!(
-                            "{}\n\nSubmit them with the {SUBMIT_TOOL} tool.",
+                            "{}\n\nSubmit them with the {submit_tool} tool.",
                             ask.user
                         ),
                     },
                 ];
                 let tools = [json!({
-                    "name": SUBMIT_TOOL,
-                    "description": "Submit the messages you wrote, with their tool calls.",
+                    "name": submit_tool,
+                    "description": submit_description,
                     "inputSchema": ask.schema,
                 })];
                 let turn = Turn {
@@ -127,7 +161,7 @@ impl Drafter {
                     trial: TrialLabel {
                         suite: "draft",
                         variant: None,
-                        task: &ask.id,
+                        task: ask.id,
                     },
                     seed,
                     repeat: 0,
@@ -142,12 +176,12 @@ impl Drafter {
                         )
                     })?
                     .map_err(|e| format!("the drafter failed: {e}"))?;
-                match reply.calls.into_iter().find(|c| c.tool == SUBMIT_TOOL) {
+                match reply.calls.into_iter().find(|c| c.tool == submit_tool) {
                     Some(call) => match call.arguments {
                         CallArguments::Parsed(arguments) => Value::Object(arguments),
                         CallArguments::Malformed { reason, .. } => {
                             return Err(format!(
-                                "the drafter's {SUBMIT_TOOL} call does not parse: {reason}"
+                                "the drafter's {submit_tool} call does not parse: {reason}"
                             ));
                         }
                     },
@@ -155,7 +189,7 @@ impl Drafter {
                         let text = reply.text.unwrap_or_default();
                         serde_json::from_str(text.trim()).map_err(|_| {
                             format!(
-                                "the drafter answered without calling {SUBMIT_TOOL}: {}",
+                                "the drafter answered without calling {submit_tool}: {}",
                                 excerpt(&text)
                             )
                         })?
@@ -170,9 +204,7 @@ impl Drafter {
             .and_then(|h| h.api_key.clone())
             .into_iter()
             .collect();
-        let written = crate::runner::redact(written, &secrets);
-        check_shape(&written, &ask.schema)?;
-        Ok(written)
+        Ok(crate::runner::redact(written, &secrets))
     }
 }
 

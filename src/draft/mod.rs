@@ -19,6 +19,7 @@ mod output;
 mod support;
 
 pub use asks::AskCounts;
+pub use drafter::{Drafter, JsonAsk};
 pub use duplicates::NEAR_DUPLICATE_COSINE;
 
 use crate::backend::{BackendOptions, EmbedBackend};
@@ -27,7 +28,6 @@ use crate::model::Toolset;
 use crate::settings::RunSettings;
 use asks::{Intent, asks, template_hash};
 use candidate::{Candidate, DropReason, Fate};
-use drafter::Drafter;
 use journal::{Journal, Opened};
 use output::{Authorship, SuiteHeader, write_report, write_suite};
 use std::collections::BTreeMap;

@@ -12,6 +12,7 @@
 
 mod batch;
 mod cache;
+mod folder_run;
 mod lane;
 mod plan;
 mod prefix_order;
@@ -26,6 +27,7 @@ mod trial_serving;
 
 pub use batch::{BatchQueue, BatchSettings};
 pub use cache::ResponseCache;
+pub use folder_run::{FolderRun, run_in_folder};
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};
 pub use price::list_price;

@@ -8,6 +8,7 @@ pub mod drafter_provider;
 pub mod hosted_run;
 pub mod mock_provider;
 pub mod native_search_provider;
+pub mod rewriter_provider;
 pub mod suggestible_provider;
 
 /// The records of a run folder's `trials.jsonl`, each line parsed (a line that does not parse

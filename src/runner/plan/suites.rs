@@ -1,6 +1,6 @@
 //! The plan's suites: the workspace read (`toolsets/` when there is one, then the suites named),
 //! every file's errors as problems, and each suite under each arm — its toolset as is or overlaid by
-//! a variant, its tasks filtered by tag and scored by the run's profile, its distractor pool for a
+//! a variant, its tasks filtered by tag (and by id) and scored by the run's profile, its distractor pool for a
 //! sweep, and the MCP servers that serve it.
 
 use super::super::sweep_tools::distractor_pool;
@@ -94,7 +94,8 @@ pub(super) fn plan_suites(
             };
             // A suite runs under every named arm or not at all: an A/B comparison needs pairs.
             let tagged = |task: &Task| {
-                options.tags.is_empty() || task.tags.iter().any(|t| options.tags.contains(t))
+                (options.tags.is_empty() || task.tags.iter().any(|t| options.tags.contains(t)))
+                    && (options.tasks.is_empty() || options.tasks.contains(&task.id))
             };
             if !suite.tasks.iter().any(tagged) {
                 continue;

@@ -1,0 +1,81 @@
+//! `improve`'s trials, each set a real run folder under `DIR/runs/`: one wording on one part of the
+//! split (`r1-baseline`, `r1-c2`, …), or the starting and the final wording side by side on the
+//! held-out part (`held-out`). Every run has the settings `run` would give it — the suite, the
+//! wording's variant file, the backend, the part's task ids — so a killed `improve` resumes each
+//! folder where it stopped, and `mcpick report` reads any of them. The budget covers all of them:
+//! each run may spend what the others have not.
+
+use crate::record::{StoredTrial, read_trials};
+use crate::runner::{FolderRun, run_in_folder};
+use crate::settings::RunSettings;
+use std::path::{Path, PathBuf};
+
+/// Where and how `improve` runs its trials.
+pub struct Runs {
+    /// The settings every run starts from (backend, its options, limits).
+    pub template: RunSettings,
+    /// The files every run loads: the suite, and the starting variant's file when `toolsets/`
+    /// does not already hold it.
+    pub paths: Vec<PathBuf>,
+    /// `DIR/runs`.
+    pub folder: PathBuf,
+    /// Dollars all runs together may spend.
+    pub budget: Option<f64>,
+    pub progress: bool,
+}
+
+/// One finished (or stopped) run and its trials.
+pub struct RunTrials {
+    pub run: FolderRun,
+    pub trials: Vec<StoredTrial>,
+}
+
+impl Runs {
+    /// The run folder `name`.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.folder.join(name)
+    }
+
+    /// Runs the `arms` (variant names, A first) on `tasks` into `DIR/runs/NAME`, loading the
+    /// variant files `variant_files` besides the common paths.
+    pub async fn run(
+        &self,
+        name: &str,
+        arms: &[String],
+        variant_files: &[PathBuf],
+        tasks: &[String],
+    ) -> Result<RunTrials, String> {
+        let folder = self.path(name);
+        let mut settings = self.template.clone();
+        settings.paths = self.paths.clone();
+        settings.paths.extend(variant_files.iter().cloned());
+        settings.variants = arms.to_vec();
+        settings.tasks = tasks.to_vec();
+        settings.budget = match self.budget {
+            Some(budget) => Some((budget - self.spent_outside(&folder)?).max(0.0)),
+            None => None,
+        };
+        let run = run_in_folder(&settings, &folder, self.progress, &format!("run {name}")).await?;
+        let trials = read_trials(&folder)
+            .map_err(|e| format!("{}: {e}", folder.join("trials.jsonl").display()))?
+            .trials;
+        Ok(RunTrials { run, trials })
+    }
+
+    /// What the runs other than `folder` have spent, from their trials.
+    fn spent_outside(&self, folder: &Path) -> Result<f64, String> {
+        let Ok(entries) = std::fs::read_dir(&self.folder) else {
+            return Ok(0.0);
+        };
+        let mut spent = 0.0;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path == folder || !path.join("trials.jsonl").is_file() {
+                continue;
+            }
+            let stored = read_trials(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            spent += stored.trials.iter().map(|t| t.cost_usd).sum::<f64>();
+        }
+        Ok(spent)
+    }
+}

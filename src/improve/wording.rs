@@ -1,0 +1,92 @@
+//! A tool's wording — its description and parameter descriptions, what a variant overlay's
+//! `[describe.TOOL]` holds — and a candidate: a new wording for one tool, where it came from, and
+//! why it was turned away if it was. `apply` puts wordings on a toolset in memory, so the lint and
+//! the checks read exactly what the model will be served. Pure.
+
+use crate::model::{Tool, Toolset};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// New text for one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wording {
+    pub description: String,
+    /// Parameter name → its new description (parameters left out keep theirs).
+    #[serde(default)]
+    pub params: BTreeMap<String, String>,
+}
+
+/// Who proposed a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The `--rewriter` model.
+    Rewriter,
+    /// Built from the lint's findings and the confusable pair, without a model.
+    Rules,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Rewriter => "rewriter",
+            Origin::Rules => "rules",
+        }
+    }
+}
+
+/// A proposed wording for a round's target tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// The tool, by the name it is served under.
+    pub tool: String,
+    pub origin: Origin,
+    pub wording: Wording,
+    /// Why it was not run (empty: it passed the checks).
+    #[serde(default)]
+    pub rejected: Vec<String>,
+}
+
+/// The wording a tool has now.
+pub fn wording_of(tool: &Tool) -> Wording {
+    Wording {
+        description: tool.description.clone().unwrap_or_default(),
+        params: tool
+            .parameters()
+            .map(|(name, schema)| {
+                (
+                    name.clone(),
+                    schema
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// `toolset` with each tool named in `wordings` reworded (parameters it does not have are ignored:
+/// the checks report them).
+pub fn apply(toolset: &Toolset, wordings: &BTreeMap<String, Wording>) -> Toolset {
+    let mut reworded = toolset.clone();
+    for tool in &mut reworded.tools {
+        let Some(wording) = wordings.get(&tool.name) else {
+            continue;
+        };
+        tool.description = Some(wording.description.clone());
+        for (param, text) in &wording.params {
+            if let Some(property) = tool
+                .input_schema
+                .get_mut("properties")
+                .and_then(|p| p.get_mut(param))
+                .and_then(Value::as_object_mut)
+            {
+                property.insert("description".into(), Value::String(text.clone()));
+            }
+        }
+    }
+    reworded
+}

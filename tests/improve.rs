@@ -1,0 +1,304 @@
+//! `mcpick improve` end to end with a deterministic picker (`bm25`) and a scripted rewriter that
+//! speaks the OpenAI Chat Completions wire format (`common::rewriter_provider`). The fixture's
+//! `get_weather` is described as just "Weather.", so bm25 abstains on its twelve tasks ("current
+//! conditions in CITY DISTRICT right now"). A rewrite that copies the district names of the working
+//! requests it was shown wins those and nothing else: chosen on the working part, not adopted on
+//! the held-out part. A rewrite that describes the tool wins both: adopted. A rewrite that copies
+//! the forecast tool's words takes its tasks: flagged by the pull check, never chosen. The
+//! rewriter never sees a held-out request; a second run of the same command resumes without
+//! asking it again; other settings in the same folder are refused.
+
+mod common;
+
+use common::rewriter_provider::{RewriteScript, RewriterProvider};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Command, Output};
+
+const WEATHER: [(&str, &str); 12] = [
+    ("Paris", "Montmartre"),
+    ("Oslo", "Frogner"),
+    ("Lima", "Miraflores"),
+    ("Rome", "Trastevere"),
+    ("Kyoto", "Gion"),
+    ("Cairo", "Zamalek"),
+    ("Quito", "Mariscal"),
+    ("Porto", "Ribeira"),
+    ("Dublin", "Temple"),
+    ("Hanoi", "Hoankiem"),
+    ("Seoul", "Gangnam"),
+    ("Bergen", "Bryggen"),
+];
+
+const FORECAST: [&str; 12] = [
+    "Madrid", "Berlin", "Vienna", "Prague", "Athens", "Lisbon", "Warsaw", "Zurich", "Munich",
+    "Milan", "Nice", "Lyon",
+];
+
+const TOOLS: [(&str, &str, &str); 8] = [
+    ("get_weather", "Weather.", "city"),
+    (
+        "get_weather_forecast",
+        "Weekly outlook: the weather forecast for the coming days.",
+        "city",
+    ),
+    (
+        "convert_currency",
+        "Convert an amount of money between currencies.",
+        "amount",
+    ),
+    (
+        "translate_text",
+        "Translate a text into another language.",
+        "text",
+    ),
+    ("book_hotel", "Book a hotel room for given nights.", "hotel"),
+    ("send_email", "Send an email message to a recipient.", "to"),
+    ("set_alarm", "Set an alarm clock for a given time.", "time"),
+    ("search_news", "Search recent news articles by keyword.", "query"),
+];
+
+const ERRANDS: [(&str, &str); 6] = [
+    ("convert 10 dollars into euros", "convert_currency"),
+    ("translate this text into French", "translate_text"),
+    ("book a hotel room in Rome", "book_hotel"),
+    ("send an email to Ana", "send_email"),
+    ("set an alarm for 7", "set_alarm"),
+    ("search news about elections", "search_news"),
+];
+
+const CHAT: [&str; 4] = [
+    "tell me a joke",
+    "thanks, that was helpful",
+    "what is a haiku",
+    "good night",
+];
+
+/// Task id → request text, every task of the fixture suite.
+fn requests() -> Vec<(String, String)> {
+    let mut tasks = Vec::new();
+    for (i, (city, district)) in WEATHER.iter().enumerate() {
+        tasks.push((
+            format!("now-{i:02}"),
+            format!("current conditions in {city} {district} right now"),
+        ));
+    }
+    for (i, city) in FORECAST.iter().enumerate() {
+        tasks.push((format!("ahead-{i:02}"), format!("weekly outlook for {city}")));
+    }
+    for (i, (text, _)) in ERRANDS.iter().enumerate() {
+        tasks.push((format!("errand-{i:02}"), text.to_string()));
+    }
+    for (i, text) in CHAT.iter().enumerate() {
+        tasks.push((format!("chat-{i:02}"), text.to_string()));
+    }
+    tasks
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut toolset = String::from("format = 1\nname = \"skies\"\ndescription = \"Weather and errands\"\n");
+    for (name, description, param) in TOOLS {
+        toolset.push_str(&format!(
+            "\n[[tool]]\nname = \"{name}\"\ndescription = \"{description}\"\n[tool.inputSchema]\ntype = \"object\"\nrequired = [\"{param}\"]\nadditionalProperties = false\nproperties.{param} = {{ type = \"string\", description = \"The {param} it needs.\" }}\n[tool.behavior]\ntext = \"done\"\n"
+        ));
+    }
+    std::fs::write(dir.path().join("skies.toml"), toolset).unwrap();
+    let mut suite = String::from("format = 1\nsuite = \"skies\"\ntoolset = \"skies\"\n");
+    for (id, text) in requests() {
+        let expect = if id.starts_with("now") {
+            "expect = [{ tool = \"get_weather\" }]".to_string()
+        } else if id.starts_with("ahead") {
+            "expect = [{ tool = \"get_weather_forecast\" }]".to_string()
+        } else if let Some((_, tool)) = ERRANDS.iter().find(|(t, _)| *t == text) {
+            format!("expect = [{{ tool = \"{tool}\" }}]")
+        } else {
+            "expect_no_call = true".to_string()
+        };
+        suite.push_str(&format!(
+            "\n[[task]]\nid = \"{id}\"\nprompt = \"{text}\"\n{expect}\n"
+        ));
+    }
+    std::fs::write(dir.path().join("suite.toml"), suite).unwrap();
+    dir
+}
+
+/// A wording of get_weather, its parameter left as it is.
+fn wording(description: &str) -> Value {
+    json!({"description": description, "params": {"city": "The city it needs."}})
+}
+
+/// Describes the tool: wins its tasks wherever they are.
+const DESCRIBES: &str = "Current weather conditions in a city right now.";
+/// Copies the forecast tool's words: takes its tasks.
+const STEALS: &str = "Weekly outlook, weekly outlook.";
+
+/// Copies the capitalised words of the requests it was shown as lost: wins exactly those.
+fn overfitting_wording(prompt: &str) -> Value {
+    let names: Vec<&str> = prompt
+        .lines()
+        .filter(|l| l.starts_with("- \"") && l.contains("(the assistant chose"))
+        .flat_map(|l| l.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .collect();
+    wording(&format!("Weather. {}", names.join(" ")))
+}
+
+fn command(dir: &Path, provider: &RewriterProvider, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "improve",
+        "suite.toml",
+        "--backend",
+        "bm25",
+        "--rewriter",
+        "openai:rewriter-mock",
+        "--base-url",
+        &provider.base_url,
+        "--api-key-env",
+        "MCPICK_TEST_KEY",
+        "--no-progress",
+        "-o",
+        "improved",
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir)
+        .env("MCPICK_OFFLINE", "1")
+        .env("MCPICK_TEST_KEY", "test-key-123")
+        .env_remove("OPENAI_API_KEY")
+        .args(&args)
+        .output()
+        .unwrap()
+}
+
+fn text(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr)
+}
+
+/// The held-out task ids `improve` wrote, and the texts of those tasks.
+fn held_out(dir: &Path) -> Vec<String> {
+    let split: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("improved/split.json")).unwrap())
+            .unwrap();
+    let ids: Vec<&str> = split["held_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    requests()
+        .into_iter()
+        .filter(|(id, _)| ids.contains(&id.as_str()))
+        .map(|(_, text)| text)
+        .collect()
+}
+
+/// No prompt the rewriter got holds a held-out request; some hold working ones (so the check
+/// looks where requests would be).
+fn assert_held_out_never_shown(dir: &Path, provider: &RewriterProvider) {
+    let prompts = provider.prompts();
+    assert!(!prompts.is_empty());
+    let held_out = held_out(dir);
+    assert!(held_out.iter().any(|t| t.starts_with("current conditions")));
+    for prompt in &prompts {
+        for request in &held_out {
+            assert!(
+                !prompt.contains(request.as_str()),
+                "the rewriter was shown held-out request {request:?}:\n{prompt}"
+            );
+        }
+    }
+    let working_shown = requests()
+        .into_iter()
+        .filter(|(_, t)| !held_out.contains(t))
+        .any(|(_, t)| prompts.iter().any(|p| p.contains(&t)));
+    assert!(working_shown, "no working request was shown: {prompts:?}");
+    assert!(provider.violations().is_empty(), "{:?}", provider.violations());
+}
+
+#[test]
+fn a_rewrite_that_helps_only_the_working_tasks_is_not_adopted() {
+    let dir = workspace();
+    let script: RewriteScript = Box::new(|prompt| json!({"wordings": [overfitting_wording(prompt)]}));
+    let provider = RewriterProvider::start(script);
+    let output = command(dir.path(), &provider, &[]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    let improve = std::fs::read_to_string(dir.path().join("improved/IMPROVE.md")).unwrap();
+    // Chosen on the working part: the six working districts are won there…
+    assert!(improve.contains("(rewriter) — **chosen**"), "{improve}");
+    assert!(improve.contains("right picks 11 → 17 of 17"), "{improve}");
+    // …and on the held-out part it wins nothing.
+    assert!(improve.contains("NOT ADOPTED"), "{improve}");
+    assert!(improve.contains("not significantly better"), "{improve}");
+    let variant = std::fs::read_to_string(dir.path().join("improved/variant.toml")).unwrap();
+    assert!(variant.starts_with("# NOT ADOPTED"), "{variant}");
+    assert!(dir.path().join("improved/report.html").is_file());
+    assert_held_out_never_shown(dir.path(), &provider);
+}
+
+#[test]
+fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
+    let dir = workspace();
+    let script: RewriteScript =
+        Box::new(|_| json!({"wordings": [wording(STEALS), wording(DESCRIBES)]}));
+    let provider = RewriterProvider::start(script);
+    let output = command(dir.path(), &provider, &["--candidates", "2"]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains("ADOPTED: on the 17 held-out tasks"), "{said}");
+    let improve = std::fs::read_to_string(dir.path().join("improved/IMPROVE.md")).unwrap();
+    // The stealing candidate (the first) is flagged and not chosen; the describing one is.
+    let steal = improve.find(STEALS).expect("the stealing candidate is told");
+    let describe = improve.find(DESCRIBES).expect("the describing candidate is told");
+    assert!(
+        improve[steal..describe]
+            .contains("pull check: takes picks from other tools' tasks: get_weather"),
+        "{improve}"
+    );
+    assert!(
+        improve.contains(&format!(
+            "1. `skies-r1c1` for `get_weather` (rewriter)\n   - description: {STEALS:?}"
+        )),
+        "{improve}"
+    );
+    assert!(
+        improve.contains(&format!(
+            "2. `skies-r1c2` for `get_weather` (rewriter) — **chosen**\n   - description: {DESCRIBES:?}"
+        )),
+        "{improve}"
+    );
+    assert_held_out_never_shown(dir.path(), &provider);
+    // The overlay is one `ab` takes: the rewrite wins there too.
+    let ab = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir.path())
+        .args([
+            "ab",
+            "suite.toml",
+            "improved/variant.toml",
+            "--variant",
+            "base",
+            "--variant",
+            "skies-improved",
+            "--backend",
+            "bm25",
+            "--no-progress",
+            "--out",
+            "ab",
+        ])
+        .output()
+        .unwrap();
+    assert!(ab.status.success(), "{}", text(&ab));
+    assert!(text(&ab).contains("skies-improved better"), "{}", text(&ab));
+
+    // The same command again resumes: every run is complete, the rewriter is not asked again.
+    let asked = provider.prompts().len();
+    let again = command(dir.path(), &provider, &["--candidates", "2"]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert_eq!(provider.prompts().len(), asked);
+    assert!(text(&again).contains("resuming the improve"), "{}", text(&again));
+    // Other settings in the same folder are refused.
+    let other = command(dir.path(), &provider, &["--candidates", "2", "--seed", "7"]);
+    assert_eq!(other.status.code(), Some(2), "{}", text(&other));
+    assert!(text(&other).contains("holds an improve of other settings"));
+}
