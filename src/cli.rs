@@ -215,7 +215,9 @@ pub struct ImproveOptions {
 fn parse_fraction(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(f) if f > 0.0 && f < 1.0 => Ok(f),
-        _ => Err(format!("{text:?} is not a fraction between 0 and 1, e.g. 0.5")),
+        _ => Err(format!(
+            "{text:?} is not a fraction between 0 and 1, e.g. 0.5"
+        )),
     }
 }
 

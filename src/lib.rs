@@ -15,6 +15,7 @@
 //! | [`cli`] | the command line's syntax (clap derive); builds nothing; seen by `commands` alone |
 //! | [`commands`] | each subcommand: turn its arguments into settings, call the library, print, pick the exit code |
 //! | [`draft`] | `mcpick draft`: asks a drafter model (`local` under a grammar, or a hosted one through one tool) for requests per tool, per confusable pair and for no call; journals its replies; checks every candidate by code (leakage of the tool's name, the call against the schema and the request's words, near-duplicates); puts the survivors to the offline pickers through a real run; writes the suite and `DRAFT.md` |
+//! | [`improve`] | `mcpick improve`: the suite split once (seeded, stratified) into a working and a held-out part; the weakest tools on the working part; wordings from a rewriter model (through `draft`'s writer) and the lint's rules, screened (lint errors, length, promotion), written as variant files, run on the working part and compared paired with the round's baseline (graded measure, pull check); the final wording confirmed on the held-out part; `IMPROVE.md` |
 //! | [`review`] | a drafted suite's pending tasks and each reviewer's decision (accept, reject, edit) written back whole |
 //! | [`report`] | `rebuild`: a run folder's records read once; the report described once as sections of tables, lines and charts (`document`, `sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries; the statistics, one file per method (McNemar, bootstrap, logistic fit, repeats, power); two runs compared for a regression gate |
@@ -50,8 +51,8 @@ pub mod draft;
 pub mod file_replace;
 pub mod gold_arguments;
 pub mod hashing;
-pub mod improve;
 pub mod import;
+pub mod improve;
 pub mod interrupt;
 #[cfg(test)]
 mod json_strategy;

@@ -55,7 +55,11 @@ const TOOLS: [(&str, &str, &str); 8] = [
     ("book_hotel", "Book a hotel room for given nights.", "hotel"),
     ("send_email", "Send an email message to a recipient.", "to"),
     ("set_alarm", "Set an alarm clock for a given time.", "time"),
-    ("search_news", "Search recent news articles by keyword.", "query"),
+    (
+        "search_news",
+        "Search recent news articles by keyword.",
+        "query",
+    ),
 ];
 
 const ERRANDS: [(&str, &str); 6] = [
@@ -84,7 +88,10 @@ fn requests() -> Vec<(String, String)> {
         ));
     }
     for (i, city) in FORECAST.iter().enumerate() {
-        tasks.push((format!("ahead-{i:02}"), format!("weekly outlook for {city}")));
+        tasks.push((
+            format!("ahead-{i:02}"),
+            format!("weekly outlook for {city}"),
+        ));
     }
     for (i, (text, _)) in ERRANDS.iter().enumerate() {
         tasks.push((format!("errand-{i:02}"), text.to_string()));
@@ -97,7 +104,8 @@ fn requests() -> Vec<(String, String)> {
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let mut toolset = String::from("format = 1\nname = \"skies\"\ndescription = \"Weather and errands\"\n");
+    let mut toolset =
+        String::from("format = 1\nname = \"skies\"\ndescription = \"Weather and errands\"\n");
     for (name, description, param) in TOOLS {
         toolset.push_str(&format!(
             "\n[[tool]]\nname = \"{name}\"\ndescription = \"{description}\"\n[tool.inputSchema]\ntype = \"object\"\nrequired = [\"{param}\"]\nadditionalProperties = false\nproperties.{param} = {{ type = \"string\", description = \"The {param} it needs.\" }}\n[tool.behavior]\ntext = \"done\"\n"
@@ -213,13 +221,18 @@ fn assert_held_out_never_shown(dir: &Path, provider: &RewriterProvider) {
         .filter(|(_, t)| !held_out.contains(t))
         .any(|(_, t)| prompts.iter().any(|p| p.contains(&t)));
     assert!(working_shown, "no working request was shown: {prompts:?}");
-    assert!(provider.violations().is_empty(), "{:?}", provider.violations());
+    assert!(
+        provider.violations().is_empty(),
+        "{:?}",
+        provider.violations()
+    );
 }
 
 #[test]
 fn a_rewrite_that_helps_only_the_working_tasks_is_not_adopted() {
     let dir = workspace();
-    let script: RewriteScript = Box::new(|prompt| json!({"wordings": [overfitting_wording(prompt)]}));
+    let script: RewriteScript =
+        Box::new(|prompt| json!({"wordings": [overfitting_wording(prompt)]}));
     let provider = RewriterProvider::start(script);
     let output = command(dir.path(), &provider, &[]);
     let said = text(&output);
@@ -249,8 +262,12 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
     assert!(said.contains("ADOPTED: on the 17 held-out tasks"), "{said}");
     let improve = std::fs::read_to_string(dir.path().join("improved/IMPROVE.md")).unwrap();
     // The stealing candidate (the first) is flagged and not chosen; the describing one is.
-    let steal = improve.find(STEALS).expect("the stealing candidate is told");
-    let describe = improve.find(DESCRIBES).expect("the describing candidate is told");
+    let steal = improve
+        .find(STEALS)
+        .expect("the stealing candidate is told");
+    let describe = improve
+        .find(DESCRIBES)
+        .expect("the describing candidate is told");
     assert!(
         improve[steal..describe]
             .contains("pull check: takes picks from other tools' tasks: get_weather"),
@@ -291,12 +308,37 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
     assert!(ab.status.success(), "{}", text(&ab));
     assert!(text(&ab).contains("skies-improved better"), "{}", text(&ab));
 
-    // The same command again resumes: every run is complete, the rewriter is not asked again.
+    // As if killed halfway through the held-out run: half its trials, no verdict written. The same
+    // command resumes it — the rewriter is not asked again — and comes to the same verdict.
+    let trials = dir.path().join("improved/runs/held-out/trials.jsonl");
+    let lines: Vec<String> = std::fs::read_to_string(&trials)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), 34);
+    std::fs::write(&trials, lines[..17].join("\n") + "\n").unwrap();
+    std::fs::remove_file(dir.path().join("improved/variant.toml")).unwrap();
+    std::fs::remove_file(dir.path().join("improved/IMPROVE.md")).unwrap();
     let asked = provider.prompts().len();
     let again = command(dir.path(), &provider, &["--candidates", "2"]);
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert_eq!(provider.prompts().len(), asked);
-    assert!(text(&again).contains("resuming the improve"), "{}", text(&again));
+    assert!(
+        text(&again).contains("resuming the improve"),
+        "{}",
+        text(&again)
+    );
+    assert!(
+        text(&again).contains("ADOPTED: on the 17 held-out tasks"),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&trials).unwrap().lines().count(),
+        34
+    );
+    assert!(dir.path().join("improved/variant.toml").is_file());
     // Other settings in the same folder are refused.
     let other = command(dir.path(), &provider, &["--candidates", "2", "--seed", "7"]);
     assert_eq!(other.status.code(), Some(2), "{}", text(&other));

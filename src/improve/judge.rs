@@ -35,7 +35,12 @@ pub struct Judgement {
 
 /// Compares `b`'s trials with `a`'s (each labelled with its arm in `variant`); an error when the
 /// two share no scored task.
-pub fn judge(a: &[StoredTrial], b: &[StoredTrial], arm_a: &str, arm_b: &str) -> Result<Judgement, String> {
+pub fn judge(
+    a: &[StoredTrial],
+    b: &[StoredTrial],
+    arm_a: &str,
+    arm_b: &str,
+) -> Result<Judgement, String> {
     let trials: Vec<StoredTrial> = a.iter().chain(b).cloned().collect();
     let arms = [arm_a.to_string(), arm_b.to_string()];
     let table = frame(&trials).map_err(|e| format!("the trials do not tabulate: {e}"))?;

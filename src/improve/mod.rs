@@ -12,14 +12,19 @@
 
 mod judge;
 mod overlay;
+mod proposals;
 mod rewriter;
 mod rules;
 mod runs;
 mod screen;
 mod split;
+mod start;
 mod targets;
 mod wording;
 mod write_up;
+
+#[cfg(test)]
+mod tests;
 
 pub use judge::{Judgement, judge};
 pub use screen::{DESCRIPTION_BUDGET, PARAMETER_BUDGET, promotion};
@@ -32,13 +37,12 @@ use crate::analysis::statistics::AbVerdict;
 use crate::backend::BackendOptions;
 use crate::draft::Drafter;
 use crate::lint::lint;
-use crate::load::Workspace;
-use crate::model::{Suite, Toolset};
+use crate::model::Suite;
 use crate::record::StoredTrial;
-use crate::runner::BASE_ARM;
 use crate::settings::RunSettings;
-use overlay::Overlay;
+use proposals::proposals;
 use runs::Runs;
+use start::{Start, load_start};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -90,106 +94,6 @@ fn fingerprint(settings: &ImproveSettings, split: &Split) -> serde_json::Value {
     })
 }
 
-/// The suite, its toolset under the starting wording, and the starting variant, loaded.
-struct Start {
-    suite: Suite,
-    toolset: Toolset,
-    overlay: Overlay,
-    /// The starting arm's label, and the stem of every name `improve` gives.
-    label: String,
-    stem: String,
-    /// The files every run loads besides the suite: the toolset's and the starting variant's,
-    /// those `toolsets/` (which every run reads) does not hold.
-    files: Vec<PathBuf>,
-}
-
-/// Whether `file` is under `toolsets/`, which every run loads.
-fn in_toolsets(file: &Path) -> bool {
-    match (file.canonicalize(), Path::new("toolsets").canonicalize()) {
-        (Ok(file), Ok(dir)) => file.starts_with(dir),
-        _ => false,
-    }
-}
-
-fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
-    let toolsets = Path::new("toolsets");
-    let mut paths: Vec<PathBuf> = Some(toolsets.to_path_buf())
-        .filter(|d| d.is_dir())
-        .into_iter()
-        .collect();
-    paths.push(settings.suite.clone());
-    let workspace = Workspace::load(&paths);
-    let errors: Vec<String> = workspace
-        .files
-        .iter()
-        .flat_map(|f| &f.diagnostics)
-        .filter(|d| d.is_error())
-        .map(|d| d.to_string())
-        .collect();
-    if !errors.is_empty() {
-        return Err(errors.join("\n"));
-    }
-    let suites: Vec<&Suite> = workspace
-        .suites
-        .iter()
-        .filter(|s| s.source.starts_with(&settings.suite) || s.source == settings.suite)
-        .collect();
-    let suite = match suites.as_slice() {
-        [suite] => (*suite).clone(),
-        [] => return Err(format!("{}: no suite found", settings.suite.display())),
-        _ => {
-            return Err(format!(
-                "{}: holds {} suites; improve one at a time",
-                settings.suite.display(),
-                suites.len()
-            ));
-        }
-    };
-    let base = workspace
-        .toolset(&suite.toolset)
-        .ok_or_else(|| format!("suite {}: toolset {} not loaded", suite.name, suite.toolset))?;
-    let mut files: Vec<PathBuf> = Some(base.source.clone())
-        .filter(|f| !in_toolsets(f))
-        .into_iter()
-        .collect();
-    let Some(name) = &settings.variant else {
-        return Ok(Start {
-            toolset: base.clone(),
-            overlay: Overlay::new(None, &base.name)?,
-            label: BASE_ARM.to_string(),
-            stem: base.name.clone(),
-            files,
-            suite,
-        });
-    };
-    let variant = workspace
-        .variant(name)
-        .filter(|v| v.base == suite.toolset)
-        .ok_or_else(|| {
-            format!(
-                "--variant {name}: no variant of toolset {} by that name (variants: {})",
-                suite.toolset,
-                workspace
-                    .variants
-                    .iter()
-                    .map(|v| v.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })?;
-    if !in_toolsets(&variant.source) {
-        files.push(variant.source.clone());
-    }
-    Ok(Start {
-        toolset: variant.toolset.clone(),
-        overlay: Overlay::new(Some(variant), &base.name)?,
-        label: variant.name.clone(),
-        stem: variant.name.clone(),
-        files,
-        suite,
-    })
-}
-
 /// The text of each working task, as the rewriter may be shown it: only working tasks are here.
 fn working_requests(suite: &Suite, split: &Split) -> BTreeMap<String, String> {
     suite
@@ -227,14 +131,19 @@ pub async fn improve(
     let print = fingerprint(settings, &split);
     let recorded = state.join("settings.json");
     match std::fs::read_to_string(&recorded) {
-        Ok(text) if serde_json::from_str::<serde_json::Value>(&text).ok() != Some(print.clone()) => {
+        Ok(text)
+            if serde_json::from_str::<serde_json::Value>(&text).ok() != Some(print.clone()) =>
+        {
             return Err(format!(
                 "{} holds an improve of other settings (see {}); give a new -o",
                 settings.out.display(),
                 recorded.display()
             ));
         }
-        Ok(_) => say(format!("resuming the improve in {}", settings.out.display())),
+        Ok(_) => say(format!(
+            "resuming the improve in {}",
+            settings.out.display()
+        )),
         Err(_) => write(&recorded, &print.to_string())?,
     }
     write(
@@ -261,22 +170,33 @@ pub async fn improve(
         budget: settings.run.budget,
         progress: settings.progress,
     };
-    let requests = working_requests(&start.suite, &split);
-    let mut drafter: Option<Drafter> = None;
-    let ending = rounds(
+    let mut context = Context {
+        requests: working_requests(&start.suite, &split),
         settings,
-        &start,
-        &split,
-        &runs,
-        &requests,
-        &mut drafter,
-        &mut account,
-        say,
-    )
-    .await?;
+        start: &start,
+        split: &split,
+        runs: &runs,
+        rewriter: None,
+    };
+    let ending = rounds(&mut context, &mut account, say).await?;
     account.seconds = started.elapsed().as_secs_f64();
-    write(&settings.out.join("IMPROVE.md"), &write_up::render(&account))?;
+    write(
+        &settings.out.join("IMPROVE.md"),
+        &write_up::render(&account),
+    )?;
     Ok((ending, account))
+}
+
+/// What every step of the loop reads.
+struct Context<'a> {
+    settings: &'a ImproveSettings,
+    start: &'a Start,
+    split: &'a Split,
+    runs: &'a Runs,
+    /// The working tasks' requests: all the rewriter may be shown.
+    requests: BTreeMap<String, String>,
+    /// The rewriter, loaded when first needed.
+    rewriter: Option<Drafter>,
 }
 
 /// The current wording: its label, its tools' new wordings, its file, its working trials.
@@ -287,25 +207,27 @@ struct Current {
     trials: Vec<StoredTrial>,
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn rounds(
-    settings: &ImproveSettings,
-    start: &Start,
-    split: &Split,
-    runs: &Runs,
-    requests: &BTreeMap<String, String>,
-    drafter: &mut Option<Drafter>,
+    context: &mut Context<'_>,
     account: &mut Account,
     say: &mut dyn FnMut(String),
 ) -> Result<Ending, String> {
-    let save = |account: &Account| write(&settings.out.join("IMPROVE.md"), &write_up::render(account));
+    let (settings, start, split, runs) =
+        (context.settings, context.start, context.split, context.runs);
+    let save =
+        |account: &Account| write(&settings.out.join("IMPROVE.md"), &write_up::render(account));
     say(format!(
         "baseline: {} on the {} working tasks",
         start.label,
         split.working.len()
     ));
     let baseline = runs
-        .run("r1-baseline", std::slice::from_ref(&start.label), &[], &split.working)
+        .run(
+            "r1-baseline",
+            std::slice::from_ref(&start.label),
+            &[],
+            &split.working,
+        )
         .await?;
     if let Some(ending) = stopped(&baseline.run, account) {
         save(account)?;
@@ -344,7 +266,10 @@ async fn rounds(
             targets: targets.clone(),
             ..Round::default()
         };
-        let candidates = proposals(settings, number, &targets, &toolset, &findings, requests, drafter, &mut round, say).await?;
+        let candidates = proposals(
+            context, number, &targets, &toolset, &findings, &mut round, say,
+        )
+        .await?;
         round.tried = candidates
             .into_iter()
             .enumerate()
@@ -369,8 +294,14 @@ async fn rounds(
                 continue;
             }
             let mut wordings = current.wordings.clone();
-            wordings.insert(tried.candidate.tool.clone(), tried.candidate.wording.clone());
-            let file = settings.out.join("variants").join(format!("{}.toml", tried.label));
+            wordings.insert(
+                tried.candidate.tool.clone(),
+                tried.candidate.wording.clone(),
+            );
+            let file = settings
+                .out
+                .join("variants")
+                .join(format!("{}.toml", tried.label));
             let note = format!(
                 "mcpick improve, round {number}: candidate {} for {} ({})",
                 k + 1,
@@ -387,7 +318,12 @@ async fn rounds(
             ));
             let name = format!("r{number}-c{}", k + 1);
             let outcome = runs
-                .run(&name, std::slice::from_ref(&tried.label), &[file], &split.working)
+                .run(
+                    &name,
+                    std::slice::from_ref(&tried.label),
+                    &[file],
+                    &split.working,
+                )
                 .await;
             let run = match outcome {
                 Ok(run) => run,
@@ -413,7 +349,9 @@ async fn rounds(
                     let steals = judgement.flagged.contains(&tried.candidate.tool);
                     if judgement.difference > 0.0
                         && !steals
-                        && best.as_ref().is_none_or(|(_, d, _)| judgement.difference > *d)
+                        && best
+                            .as_ref()
+                            .is_none_or(|(_, d, _)| judgement.difference > *d)
                     {
                         best = Some((k, judgement.difference, run.trials));
                     }
@@ -432,16 +370,24 @@ async fn rounds(
         let round = &mut account.rounds[round_index];
         round.chosen = Some(k);
         let chosen = &round.tried[k];
-        current.wordings.insert(chosen.candidate.tool.clone(), chosen.candidate.wording.clone());
+        current.wordings.insert(
+            chosen.candidate.tool.clone(),
+            chosen.candidate.wording.clone(),
+        );
         current.label = chosen.label.clone();
-        current.file = Some(settings.out.join("variants").join(format!("{}.toml", chosen.label)));
+        current.file = Some(
+            settings
+                .out
+                .join("variants")
+                .join(format!("{}.toml", chosen.label)),
+        );
         current.trials = trials;
         save(account)?;
     }
     if current.file.is_none() {
         return Ok(Ending::NotAdopted);
     }
-    held_out(settings, start, split, runs, &current, account, say).await
+    held_out(context, &current, account, say).await
 }
 
 /// Ends the rounds early when a run was stopped; the reason goes into the account.
@@ -461,98 +407,16 @@ fn stopped(run: &crate::runner::FolderRun, account: &mut Account) -> Option<Endi
     None
 }
 
-/// The candidates of one round: per target, the rewriter's (journaled, so a resumed round asks
-/// nothing again) and the rules', each screened.
-#[allow(clippy::too_many_arguments)]
-async fn proposals(
-    settings: &ImproveSettings,
-    number: u32,
-    targets: &[Target],
-    toolset: &Toolset,
-    findings: &[crate::lint::Finding],
-    requests: &BTreeMap<String, String>,
-    drafter: &mut Option<Drafter>,
-    round: &mut Round,
-    say: &mut dyn FnMut(String),
-) -> Result<Vec<Candidate>, String> {
-    let journal = settings.out.join(".improve").join(format!("round-{number}.json"));
-    if let Ok(text) = std::fs::read_to_string(&journal)
-        && let Ok((candidates, errors, seconds)) =
-            serde_json::from_str::<(Vec<Candidate>, Vec<String>, f64)>(&text)
-    {
-        round.rewriter_errors = errors;
-        round.rewriter_seconds = seconds;
-        return Ok(candidates);
-    }
-    let mut proposed: Vec<Candidate> = Vec::new();
-    let started = Instant::now();
-    for target in targets {
-        let tool = &target.standing.tool;
-        if settings.candidates > 0
-            && let Some(ask) = rewriter::rewrite_ask(
-                number,
-                target,
-                toolset,
-                findings,
-                requests,
-                settings.candidates as usize,
-            )
-        {
-            if drafter.is_none() {
-                *drafter = Some(Drafter::load(
-                    &settings.rewriter,
-                    &settings.rewriter_options,
-                    settings.seed,
-                    settings.timeout,
-                )?);
-            }
-            let writer = drafter.as_ref().expect("loaded above");
-            say(format!("round {number}: the rewriter rewords {tool}"));
-            match writer
-                .write_json(&ask.as_json_ask())
-                .await
-                .and_then(|reply| rewriter::wordings_from(&reply))
-            {
-                Ok(wordings) => proposed.extend(wordings.into_iter().map(|wording| Candidate {
-                    tool: tool.clone(),
-                    origin: Origin::Rewriter,
-                    wording,
-                    rejected: Vec::new(),
-                })),
-                Err(e) => round.rewriter_errors.push(format!("{tool}: {e}")),
-            }
-        }
-        if let Some(wording) = rules::rule_wording(toolset, target, findings) {
-            proposed.push(Candidate {
-                tool: tool.clone(),
-                origin: Origin::Rules,
-                wording,
-                rejected: Vec::new(),
-            });
-        }
-    }
-    round.rewriter_seconds = started.elapsed().as_secs_f64();
-    let mut screened: Vec<Candidate> = Vec::new();
-    for mut candidate in proposed {
-        candidate.rejected = screen::screen(&candidate, toolset, &screened);
-        screened.push(candidate);
-    }
-    let record = serde_json::json!([screened, round.rewriter_errors, round.rewriter_seconds]);
-    write(&journal, &record.to_string())?;
-    Ok(screened)
-}
-
 /// The final wording against the starting one on the held-out part: `variant.toml`, the verdict,
 /// and the held-out run's report as `report.html`.
 async fn held_out(
-    settings: &ImproveSettings,
-    start: &Start,
-    split: &Split,
-    runs: &Runs,
+    context: &Context<'_>,
     current: &Current,
     account: &mut Account,
     say: &mut dyn FnMut(String),
 ) -> Result<Ending, String> {
+    let (settings, start, split, runs) =
+        (context.settings, context.start, context.split, context.runs);
     let name = format!("{}-improved", start.stem);
     let note = format!(
         "{} reworded by mcpick improve (see IMPROVE.md beside this file)",
@@ -586,7 +450,10 @@ async fn held_out(
         "# {}\n# Written by mcpick improve; IMPROVE.md tells how it was chosen and tested.\n",
         verdict_sentence(account)
     );
-    write(&settings.out.join("variant.toml"), &format!("{header}{text}"))?;
+    write(
+        &settings.out.join("variant.toml"),
+        &format!("{header}{text}"),
+    )?;
     let folder = runs.path("held-out");
     crate::report::rebuild(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     std::fs::copy(folder.join("report.html"), settings.out.join("report.html"))

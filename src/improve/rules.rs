@@ -1,13 +1,13 @@
 //! The candidate built without a model: the lint's own suggestions carried out. A parameter the
 //! lint finds undescribed or described only by its name gets its meaning, format or allowed values
 //! and an example, read from its JSON Schema (type, `enum`, `format`, `pattern`, bounds, `default`,
-//! `examples`); the description gets the sentence the similar-descriptions rule asks for — "Use
-//! this to …; not for …: use NEIGHBOUR instead." — built from the tool's own words and each
-//! confusable neighbour's. Nothing here reads a task. Pure.
+//! `examples`); the description gets the sentence the similar-descriptions rule asks for — "For
+//! …, use NEIGHBOUR instead." — built from each confusable neighbour's own words (and, for a tool
+//! with no description, "Use this to …" from its name). Nothing here reads a task. Pure.
 
 use super::targets::Target;
 use super::wording::{Wording, wording_of};
-use crate::lint::{Finding, name_tokens};
+use crate::lint::{Finding, is_action_verb, name_tokens};
 use crate::model::{Tool, Toolset};
 use serde_json::Value;
 
@@ -43,10 +43,18 @@ pub fn rule_wording(toolset: &Toolset, target: &Target, findings: &[Finding]) ->
         .collect();
     if !neighbours.is_empty() {
         let mut description = sentence(wording.description.trim());
-        description.push_str(&format!(" Use this to {}.", purpose(tool)));
+        if description.is_empty() {
+            let own = purpose(tool);
+            let link = if own.split(' ').next().is_some_and(is_action_verb) {
+                "to"
+            } else {
+                "for"
+            };
+            description = format!("Use this {link} {own}.");
+        }
         for neighbour in neighbours {
             description.push_str(&format!(
-                " Not to {}: use {} instead.",
+                " For {}, use {} instead.",
                 purpose(neighbour),
                 neighbour.name
             ));
@@ -66,12 +74,12 @@ fn sentence(text: &str) -> String {
     }
 }
 
-/// What a tool is for, in a few lowercase words: its description's first sentence when it has one,
+/// What a tool is for, in a few lowercase words: its description's first clause when it has one,
 /// else its name's words.
 fn purpose(tool: &Tool) -> String {
     let description = tool.description.as_deref().unwrap_or("").trim();
     let first = description
-        .split_terminator(['.', '\n'])
+        .split_terminator(['.', '\n', ':', ';'])
         .next()
         .unwrap_or("")
         .trim();

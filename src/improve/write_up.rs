@@ -226,7 +226,9 @@ fn round_section(round: &Round) -> String {
         }
     }
     if round.chosen.is_none() {
-        md.push_str("\nNo candidate improved the working part without taking picks from a neighbour.\n");
+        md.push_str(
+            "\nNo candidate improved the working part without taking picks from a neighbour.\n",
+        );
     }
     md
 }

@@ -162,6 +162,11 @@ fn verb_of(name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Whether a word (any case) is one of the verbs a tool name may start with.
+pub fn is_action_verb(word: &str) -> bool {
+    VERBS.contains(&word.to_lowercase().as_str())
+}
+
 /// A tool name split into lowercase words: `getUserById` and `get_user_by_id` give the same tokens.
 pub fn name_tokens(name: &str) -> Vec<String> {
     let mut tokens = Vec::new();

@@ -169,6 +169,34 @@ pub fn llama_backend() -> Result<&'static LlamaBackend, String> {
         .map_err(|e| format!("llama.cpp failed to start: {e}"))
 }
 
+/// The model in `path`, loaded once per process and kept for its life: contexts borrow it for
+/// theirs, and a command that starts many runs (`improve`'s candidates, `draft`'s agreement run
+/// beside its drafter) would otherwise hold one copy of the weights per run.
+fn loaded_model(
+    backend: &'static LlamaBackend,
+    path: &Path,
+) -> Result<&'static LlamaModel, String> {
+    static MODELS: OnceLock<Mutex<HashMap<PathBuf, &'static LlamaModel>>> = OnceLock::new();
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut models = MODELS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(model) = models.get(&key) {
+        return Ok(model);
+    }
+    let model =
+        LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(|e| {
+            format!(
+                "{}: llama.cpp could not load it ({e}); is it a complete GGUF model?",
+                path.display()
+            )
+        })?;
+    let model: &'static LlamaModel = Box::leak(Box::new(model));
+    models.insert(key, model);
+    Ok(model)
+}
+
 impl LocalBackend {
     /// Loads the model. Every failure names the file: missing, unreadable, not a GGUF, no chat
     /// template.
@@ -176,15 +204,7 @@ impl LocalBackend {
         let path = &options.model;
         check_gguf(path)?;
         let backend = llama_backend()?;
-        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
-            .map_err(|e| {
-                format!(
-                    "{}: llama.cpp could not load it ({e}); is it a complete GGUF model?",
-                    path.display()
-                )
-            })?;
-        // The model lives as long as the process: contexts borrow it for their whole life.
-        let model: &'static LlamaModel = Box::leak(Box::new(model));
+        let model = loaded_model(backend, path)?;
         let builtin = model.chat_template(None).map_err(|e| {
             format!(
                 "{}: the GGUF carries no chat template ({e}); use an instruct model",

@@ -1,0 +1,110 @@
+//! Where `improve` starts: the suite (one, from the path given), its toolset under the starting
+//! wording (`--variant`, else the toolset as it is), the overlay every written variant builds on,
+//! the starting arm's label, and the files each run must load besides `toolsets/`.
+
+use super::ImproveSettings;
+use super::overlay::Overlay;
+use crate::load::Workspace;
+use crate::model::{Suite, Toolset};
+use crate::runner::BASE_ARM;
+use std::path::{Path, PathBuf};
+
+/// The suite, its toolset under the starting wording, and the starting variant, loaded.
+pub(super) struct Start {
+    pub suite: Suite,
+    pub toolset: Toolset,
+    pub overlay: Overlay,
+    /// The starting arm's label, and the stem of every name `improve` gives.
+    pub label: String,
+    pub stem: String,
+    /// The files every run loads besides the suite: the toolset's and the starting variant's,
+    /// those `toolsets/` (which every run reads) does not hold.
+    pub files: Vec<PathBuf>,
+}
+
+/// Whether `file` is under `toolsets/`, which every run loads.
+fn in_toolsets(file: &Path) -> bool {
+    match (file.canonicalize(), Path::new("toolsets").canonicalize()) {
+        (Ok(file), Ok(dir)) => file.starts_with(dir),
+        _ => false,
+    }
+}
+
+pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
+    let toolsets = Path::new("toolsets");
+    let mut paths: Vec<PathBuf> = Some(toolsets.to_path_buf())
+        .filter(|d| d.is_dir())
+        .into_iter()
+        .collect();
+    paths.push(settings.suite.clone());
+    let workspace = Workspace::load(&paths);
+    let errors: Vec<String> = workspace
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .filter(|d| d.is_error())
+        .map(|d| d.to_string())
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+    let suites: Vec<&Suite> = workspace
+        .suites
+        .iter()
+        .filter(|s| s.source.starts_with(&settings.suite) || s.source == settings.suite)
+        .collect();
+    let suite = match suites.as_slice() {
+        [suite] => (*suite).clone(),
+        [] => return Err(format!("{}: no suite found", settings.suite.display())),
+        _ => {
+            return Err(format!(
+                "{}: holds {} suites; improve one at a time",
+                settings.suite.display(),
+                suites.len()
+            ));
+        }
+    };
+    let base = workspace
+        .toolset(&suite.toolset)
+        .ok_or_else(|| format!("suite {}: toolset {} not loaded", suite.name, suite.toolset))?;
+    let mut files: Vec<PathBuf> = Some(base.source.clone())
+        .filter(|f| !in_toolsets(f))
+        .into_iter()
+        .collect();
+    let Some(name) = &settings.variant else {
+        return Ok(Start {
+            toolset: base.clone(),
+            overlay: Overlay::new(None, &base.name)?,
+            label: BASE_ARM.to_string(),
+            stem: base.name.clone(),
+            files,
+            suite,
+        });
+    };
+    let variant = workspace
+        .variant(name)
+        .filter(|v| v.base == suite.toolset)
+        .ok_or_else(|| {
+            format!(
+                "--variant {name}: no variant of toolset {} by that name (variants: {})",
+                suite.toolset,
+                workspace
+                    .variants
+                    .iter()
+                    .map(|v| v.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+    if !in_toolsets(&variant.source) {
+        files.push(variant.source.clone());
+    }
+    Ok(Start {
+        toolset: variant.toolset.clone(),
+        overlay: Overlay::new(Some(variant), &base.name)?,
+        label: variant.name.clone(),
+        stem: variant.name.clone(),
+        files,
+        suite,
+    })
+}
