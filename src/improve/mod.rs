@@ -179,7 +179,14 @@ pub async fn improve(
         rewriter: None,
     };
     let ending = rounds(&mut context, &mut account, say).await?;
-    account.seconds = started.elapsed().as_secs_f64();
+    // The time of every invocation that worked on this folder, a resumed one's included.
+    let clock = state.join("seconds");
+    let earlier: f64 = std::fs::read_to_string(&clock)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0.0);
+    account.seconds = earlier + started.elapsed().as_secs_f64();
+    write(&clock, &account.seconds.to_string())?;
     write(
         &settings.out.join("IMPROVE.md"),
         &write_up::render(&account),
@@ -317,22 +324,16 @@ async fn rounds(
                 split.working.len()
             ));
             let name = format!("r{number}-c{}", k + 1);
-            let outcome = runs
+            // A run that cannot start (its folder holds other settings, the plan is refused) is
+            // the experiment's problem, not the candidate's: it stops `improve`.
+            let run = runs
                 .run(
                     &name,
                     std::slice::from_ref(&tried.label),
                     &[file],
                     &split.working,
                 )
-                .await;
-            let run = match outcome {
-                Ok(run) => run,
-                Err(e) => {
-                    account.rounds[round_index].tried[k].error = Some(e);
-                    save(account)?;
-                    continue;
-                }
-            };
+                .await?;
             if let Some(ending) = stopped(&run.run, account) {
                 save(account)?;
                 return Ok(ending);

@@ -16,8 +16,9 @@ pub struct Tried {
     /// Its variant name (`travel-terse-r1c2`).
     pub label: String,
     pub candidate: Candidate,
-    /// Against the round's baseline on the working part (`None`: not run, or its run failed).
+    /// Against the round's baseline on the working part (`None`: not run, or not comparable).
     pub judgement: Option<Judgement>,
+    /// Why its trials could not be compared with the baseline's.
     pub error: Option<String>,
     /// Seconds its working-part run took, and the local model's tokens evaluated and restored.
     pub seconds: f64,
@@ -207,7 +208,7 @@ fn round_section(round: &Round) -> String {
             ));
         }
         if let Some(error) = &tried.error {
-            md.push_str(&format!("   - its run failed: {error}\n"));
+            md.push_str(&format!("   - not compared: {error}\n"));
         }
         if let Some(j) = &tried.judgement {
             md.push_str(&format!(
