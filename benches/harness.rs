@@ -124,7 +124,18 @@ fn execute_all(
     folder: &mut RunFolder,
 ) -> usize {
     let execution = runtime
-        .block_on(execute(Arc::clone(plan), plan.trials(), 0.0, folder, false))
+        .block_on(async {
+            let interrupt = mcpick::interrupt::listen();
+            execute(
+                Arc::clone(plan),
+                plan.trials(),
+                0.0,
+                folder,
+                false,
+                interrupt,
+            )
+            .await
+        })
         .expect("the run writes its folder");
     assert!(!execution.interrupted && execution.halted.is_empty());
     execution.finished

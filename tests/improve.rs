@@ -344,3 +344,61 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
     assert_eq!(other.status.code(), Some(2), "{}", text(&other));
     assert!(text(&other).contains("holds an improve of other settings"));
 }
+
+#[test]
+fn bad_input_is_refused_by_name_before_anything_runs() {
+    let dir = workspace();
+    let script: RewriteScript = Box::new(|_| json!({"wordings": [wording(DESCRIBES)]}));
+    let provider = RewriterProvider::start(script);
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpick"))
+            .current_dir(dir.path())
+            .env("MCPICK_OFFLINE", "1")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // A suite that is not there, a variant the toolset lacks, a fraction that is not one.
+    let missing = run(&["improve", "nowhere.toml", "--backend", "bm25", "-o", "out"]);
+    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
+    assert!(
+        text(&missing).contains("nowhere.toml"),
+        "{}",
+        text(&missing)
+    );
+    let variant = run(&[
+        "improve",
+        "suite.toml",
+        "--variant",
+        "travel-terse",
+        "--backend",
+        "bm25",
+        "-o",
+        "out",
+    ]);
+    assert_eq!(variant.status.code(), Some(2), "{}", text(&variant));
+    assert!(text(&variant).contains("--variant travel-terse: no variant of toolset skies"));
+    let fraction = run(&[
+        "improve",
+        "suite.toml",
+        "--backend",
+        "bm25",
+        "--holdout",
+        "1.5",
+        "-o",
+        "out",
+    ]);
+    assert_eq!(fraction.status.code(), Some(2), "{}", text(&fraction));
+    assert!(text(&fraction).contains("not a fraction between 0 and 1"));
+    // A suite of one task cannot be split.
+    std::fs::write(
+        dir.path().join("one.toml"),
+        "format = 1\nsuite = \"one\"\ntoolset = \"skies\"\n\n[[task]]\nid = \"only\"\nprompt = \"weekly outlook for Oslo\"\nexpect = [{ tool = \"get_weather_forecast\" }]\n",
+    )
+    .unwrap();
+    let one = run(&["improve", "one.toml", "--backend", "bm25", "-o", "out"]);
+    assert_eq!(one.status.code(), Some(2), "{}", text(&one));
+    assert!(text(&one).contains("too few to split"), "{}", text(&one));
+    assert!(!dir.path().join("out/runs").exists());
+    assert!(provider.prompts().is_empty());
+}

@@ -167,6 +167,36 @@ fn sigterm_stops_cleanly_and_resume_finishes() {
     a_signal_stops_cleanly_and_resume_finishes("-TERM");
 }
 
+/// A Ctrl-C the moment the manifest is written — the run still starting, no trial begun — is held
+/// for the run, which stops as cleanly as later (a signal before the listener was installed used
+/// to kill the process outright).
+#[test]
+fn ctrl_c_while_the_run_starts_stops_it_cleanly() {
+    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::from_millis(40));
+    let dir = workspace();
+    let child = start_run(dir.path(), &provider);
+    let manifest = dir.path().join("run/manifest.json");
+    let started = std::time::Instant::now();
+    while !manifest.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the run did not start"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("mcpick run --resume run"), "{stdout}");
+    let stopped_with = lines(dir.path()).len();
+    resume_and_check(dir.path(), stopped_with);
+}
+
 /// `kill -9` at any moment of a resume's start — while it rewrites the manifest among others —
 /// leaves a manifest the next `--resume` reads (it was once left empty, and the folder refused).
 #[test]

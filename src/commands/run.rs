@@ -90,6 +90,15 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         shard: options.shard,
         shards: options.shards,
     };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    // Listening before the manifest is written: a Ctrl-C while the run is still starting is held
+    // for the scheduler, which then stops the run as it would any other time.
+    let interrupt = {
+        let _entered = runtime.enter();
+        crate::interrupt::listen()
+    };
     let run = match start_run(target, shards, &|name| std::env::var(name).ok()) {
         Ok(run) => run,
         Err(StartError::Plan(problems)) => {
@@ -142,15 +151,13 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         folder_path.display()
     )?;
     out.flush()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
     let execution = runtime.block_on(execute(
         Arc::clone(&plan),
         pending.clone(),
         already_spent,
         &mut folder,
         !options.no_progress,
+        interrupt,
     ))?;
     // Trials abandoned at Ctrl-C may still hold the runtime; do not wait for them.
     runtime.shutdown_background();

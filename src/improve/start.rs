@@ -51,7 +51,7 @@ pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
     let suites: Vec<&Suite> = workspace
         .suites
         .iter()
-        .filter(|s| s.source.starts_with(&settings.suite) || s.source == settings.suite)
+        .filter(|s| s.source.starts_with(&settings.suite))
         .collect();
     let suite = match suites.as_slice() {
         [suite] => (*suite).clone(),

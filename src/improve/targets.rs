@@ -25,6 +25,19 @@ pub struct Standing {
     pub took_from: BTreeMap<String, usize>,
 }
 
+impl Standing {
+    fn new(tool: &str) -> Standing {
+        Standing {
+            tool: tool.to_string(),
+            tasks: 0,
+            right: 0,
+            graded: 0.0,
+            lost_to: BTreeMap::new(),
+            took_from: BTreeMap::new(),
+        }
+    }
+}
+
 /// A task a target lost (`picked` is what was chosen instead) or took (`picked` is the target,
 /// `expected` the rightful tool).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,19 +74,9 @@ pub fn standings(trials: &[StoredTrial]) -> Vec<Standing> {
         let right = trial.right_pick();
         let acceptable = trial.acceptable_actions();
         for tool in &acceptable {
-            let (standing, sum) = by_tool.entry(tool.clone()).or_insert_with(|| {
-                (
-                    Standing {
-                        tool: tool.clone(),
-                        tasks: 0,
-                        right: 0,
-                        graded: 0.0,
-                        lost_to: BTreeMap::new(),
-                        took_from: BTreeMap::new(),
-                    },
-                    0.0,
-                )
-            });
+            let (standing, sum) = by_tool
+                .entry(tool.clone())
+                .or_insert_with(|| (Standing::new(tool), 0.0));
             standing.tasks += 1;
             *sum += trial.graded_score();
             if right {
@@ -84,19 +87,9 @@ pub fn standings(trials: &[StoredTrial]) -> Vec<Standing> {
         }
         if !right && choice != TEXT_ACTION {
             let expected = acceptable[0].clone();
-            let thief = by_tool.entry(choice.clone()).or_insert_with(|| {
-                (
-                    Standing {
-                        tool: choice.clone(),
-                        tasks: 0,
-                        right: 0,
-                        graded: 0.0,
-                        lost_to: BTreeMap::new(),
-                        took_from: BTreeMap::new(),
-                    },
-                    0.0,
-                )
-            });
+            let thief = by_tool
+                .entry(choice.clone())
+                .or_insert_with(|| (Standing::new(&choice), 0.0));
             *thief.0.took_from.entry(expected).or_default() += 1;
         }
     }

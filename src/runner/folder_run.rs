@@ -48,6 +48,7 @@ pub async fn run_in_folder(
     what: &str,
 ) -> Result<FolderRun, String> {
     let started_at = Instant::now();
+    let interrupt = crate::interrupt::listen();
     let target = match Manifest::read(folder) {
         Ok((manifest, _)) => {
             let mut recorded = manifest.options.clone();
@@ -84,6 +85,7 @@ pub async fn run_in_folder(
         started.already_spent,
         &mut run_folder,
         progress,
+        interrupt,
     )
     .await
     .map_err(|e| format!("{what}: {e}"))?;

@@ -9,6 +9,7 @@ use super::batch::BatchJournal;
 use super::plan::{PlannedTrial, RunPlan};
 use super::trial::{Halt, ToolListing, TrialSetting, record_internal_failure, run_trial};
 use super::trial_serving::serve_trial;
+use crate::interrupt::Interrupt;
 use crate::record::{RunFolder, StoredTrial};
 use futures_util::FutureExt;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -34,14 +35,16 @@ enum Event {
     Halted(usize, Halt),
 }
 
-/// Runs `pending` trials of `plan`, appending each to `folder` as it finishes. `already_spent` is
-/// what the run's earlier trials cost (a resumed run's budget covers the whole run).
+/// Runs `pending` trials of `plan`, appending each to `folder` as it finishes, until they are done
+/// or `interrupt` asks to stop. `already_spent` is what the run's earlier trials cost (a resumed
+/// run's budget covers the whole run).
 pub async fn execute(
     plan: Arc<RunPlan>,
     pending: Vec<PlannedTrial>,
     already_spent: f64,
     folder: &mut RunFolder,
     show_progress: bool,
+    mut interrupt: Interrupt,
 ) -> std::io::Result<Execution> {
     let progress = if show_progress {
         ProgressBar::with_draw_target(Some(pending.len() as u64), ProgressDrawTarget::stderr())
@@ -85,7 +88,7 @@ pub async fn execute(
     let mut execution = Execution::default();
     let mut running: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     // Ctrl-C or SIGTERM: a run ended by a scheduler keeps its summary too.
-    let ctrl_c = crate::interrupt::requested();
+    let ctrl_c = interrupt.requested();
     tokio::pin!(ctrl_c);
     loop {
         tokio::select! {
