@@ -30,9 +30,6 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
     run.backend.local.threads = options.threads;
     run.backend.local.graded = Some(true);
     run.backend.local.kv_cache = options.no_kv_cache.then_some(false);
-    // Each run resumes through its own folder; a reworded tool list is a new question for a
-    // hosted model, which the cache would answer only if the wording came back unchanged.
-    run.no_cache = false;
     let settings = ImproveSettings {
         suite: options.suite.clone(),
         variant: options.variant.clone(),

@@ -70,15 +70,19 @@ pub fn judge(
                 )
             }
             _ => {
-                let (low, high) = comparison
-                    .difference
-                    .as_ref()
-                    .map_or((f64::NAN, f64::NAN), |d| (d.low, d.high));
+                let (difference, low, high) = comparison.difference.as_ref().map_or(
+                    (
+                        comparison.b.estimate - comparison.a.estimate,
+                        f64::NAN,
+                        f64::NAN,
+                    ),
+                    |d| (d.difference, d.low, d.high),
+                );
                 (
                     "right picks".to_string(),
                     comparison.a.estimate,
                     comparison.b.estimate,
-                    comparison.b.estimate - comparison.a.estimate,
+                    difference,
                     low,
                     high,
                     comparison.mcnemar.p_value,

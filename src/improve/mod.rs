@@ -206,11 +206,11 @@ struct Context<'a> {
     rewriter: Option<Drafter>,
 }
 
-/// The current wording: its label, its tools' new wordings, its file, its working trials.
+/// The current wording: its label, its tools' new wordings (none: the starting wording), its
+/// working trials.
 struct Current {
     label: String,
     wordings: BTreeMap<String, Wording>,
-    file: Option<PathBuf>,
     trials: Vec<StoredTrial>,
 }
 
@@ -243,7 +243,6 @@ async fn rounds(
     let mut current = Current {
         label: start.label.clone(),
         wordings: BTreeMap::new(),
-        file: None,
         trials: baseline.trials,
     };
     for number in 1..=settings.rounds {
@@ -376,16 +375,10 @@ async fn rounds(
             chosen.candidate.wording.clone(),
         );
         current.label = chosen.label.clone();
-        current.file = Some(
-            settings
-                .out
-                .join("variants")
-                .join(format!("{}.toml", chosen.label)),
-        );
         current.trials = trials;
         save(account)?;
     }
-    if current.file.is_none() {
+    if current.wordings.is_empty() {
         return Ok(Ending::NotAdopted);
     }
     held_out(context, &current, account, say).await

@@ -6,7 +6,9 @@
 //! run or of `run`), it answers in words: it never calls a tool. Every request is checked against
 //! the Chat Completions rules and counted.
 
-use super::mock_provider::{Dialect, check_openai, reply_body, serve_provider};
+use super::mock_provider::{
+    Dialect, check_openai, first_user_text, offers_tool, reply_body, serve_provider,
+};
 use axum::extract::{Json, State};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -93,11 +95,7 @@ async fn answer(State(state): State<Arc<DrafterState>>, Json(body): Json<Value>)
     let mut problems = Vec::new();
     check_openai(&body, &mut problems);
     state.violations.lock().unwrap().extend(problems);
-    let drafting = body["tools"].as_array().is_some_and(|tools| {
-        tools
-            .iter()
-            .any(|t| t["function"]["name"] == "submit_requests")
-    });
+    let drafting = offers_tool(&body, "submit_requests");
     if !drafting {
         state.picks.fetch_add(1, Ordering::SeqCst);
         return Json(reply_body(
@@ -106,12 +104,7 @@ async fn answer(State(state): State<Arc<DrafterState>>, Json(body): Json<Value>)
             &[],
         ));
     }
-    let prompt = body["messages"]
-        .as_array()
-        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_string();
+    let prompt = first_user_text(&body);
     let key = ask_key(&prompt);
     *state.asks.lock().unwrap().entry(key.clone()).or_default() += 1;
     tokio::time::sleep(state.delay).await;

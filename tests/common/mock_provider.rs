@@ -336,6 +336,23 @@ fn valid_tool_name(name: &str) -> bool {
 }
 
 /// Chat Completions request rules (platform.openai.com/docs/api-reference/chat/create).
+/// Whether a Chat Completions request offers a tool of this name.
+pub fn offers_tool(body: &Value, name: &str) -> bool {
+    body["tools"]
+        .as_array()
+        .is_some_and(|tools| tools.iter().any(|t| t["function"]["name"] == name))
+}
+
+/// The first user message of a Chat Completions request.
+pub fn first_user_text(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
 pub fn check_openai(body: &Value, problems: &mut Vec<String>) {
     if !body["model"].is_string() {
         problems.push("model is not a string".into());

@@ -3,7 +3,9 @@
 //! records the user prompt it was shown and submits what the test's script makes of that prompt.
 //! Every request is checked against the Chat Completions rules.
 
-use super::mock_provider::{Dialect, check_openai, reply_body, serve_provider};
+use super::mock_provider::{
+    Dialect, check_openai, first_user_text, offers_tool, reply_body, serve_provider,
+};
 use axum::extract::{Json, State};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -54,11 +56,7 @@ async fn answer(State(state): State<Arc<RewriterState>>, Json(body): Json<Value>
     let mut problems = Vec::new();
     check_openai(&body, &mut problems);
     state.violations.lock().unwrap().extend(problems);
-    let rewriting = body["tools"].as_array().is_some_and(|tools| {
-        tools
-            .iter()
-            .any(|t| t["function"]["name"] == "submit_wordings")
-    });
+    let rewriting = offers_tool(&body, "submit_wordings");
     if !rewriting {
         state
             .violations
@@ -67,12 +65,7 @@ async fn answer(State(state): State<Arc<RewriterState>>, Json(body): Json<Value>
             .push("asked something other than wordings".into());
         return Json(reply_body(Dialect::OpenAi, "I only rewrite.", &[]));
     }
-    let prompt = body["messages"]
-        .as_array()
-        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_string();
+    let prompt = first_user_text(&body);
     let reply = (state.script)(&prompt);
     state.prompts.lock().unwrap().push(prompt);
     Json(reply_body(
