@@ -155,7 +155,7 @@ fn recorded_trials(folder: &Path) -> Vec<(Expectation, StoredTrial)> {
                 .map(move |task| ((suite.name.as_str(), task.id.as_str()), &task.expectation))
         })
         .collect();
-    read_trials(folder)
+    read_trials(folder, None)
         .expect("trials.jsonl")
         .trials
         .into_iter()

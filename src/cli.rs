@@ -96,6 +96,10 @@ pub enum Command {
         /// The lowest rate of right picks NEW may have, as a fraction (0.8 = 80%), per backend.
         #[arg(long, value_name = "FRACTION")]
         min_selection: Option<f64>,
+        /// How many of BASE's trials NEW may lack (a NEW run cut short) before the runs cannot be
+        /// compared [default: 0: every trial BASE has must be in NEW].
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        allow_missing: usize,
     },
     /// Rebuild a run's summaries, trials.csv, trials.parquet and report.html from its trials.jsonl alone.
     Report {

@@ -158,6 +158,49 @@ fn a_huge_reply_is_stored_as_a_bounded_prefix() {
     assert!(stored < 1024 * 1024, "trials.jsonl is {stored} bytes");
 }
 
+/// A call whose arguments are 20 MB long is scored on all of them and stored as their first
+/// 256 KiB with their length and SHA-256: `trials.jsonl` stays small, and the reply is not cached.
+#[test]
+fn huge_arguments_are_stored_bounded_with_their_length_and_hash() {
+    let provider = MockProvider::start(Dialect::OpenAi, false, Duration::ZERO);
+    let suite = "format = 1\nsuite = \"huge\"\ntoolset = \"weather\"\n[[task]]\nid = \"args\"\nprompt = \"huge-args: Oslo please\"\nexpect = [{ tool = \"weather.get\", args = { city = \"Oslo\" } }]\n";
+    let dir = workspace_with(suite);
+    let output = run_against(&dir, &provider, Dialect::OpenAi, &[]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let lines = read_trials(&dir.path().join("run"));
+    assert_eq!(
+        lines[0]["outcome"], "wrong_args",
+        "{}",
+        lines[0]["backend_error"]
+    );
+    let city = lines[0]["calls"][0]["arguments"]["parsed"]["city"]
+        .as_str()
+        .unwrap();
+    let sha = {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest("Oslo ".repeat(4_000_000).as_bytes());
+        digest
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    assert!(
+        city.ends_with(&format!("of 20000000 bytes; SHA-256 {sha}]")),
+        "{}",
+        &city[city.len() - 150..]
+    );
+    let stored = std::fs::metadata(dir.path().join("run/trials.jsonl"))
+        .unwrap()
+        .len();
+    assert!(stored < 2 * 1024 * 1024, "trials.jsonl is {stored} bytes");
+    let cache = std::fs::metadata(dir.path().join("cache/responses.sqlite")).map_or(0, |m| m.len());
+    assert!(cache < 2 * 1024 * 1024, "the cache holds {cache} bytes");
+}
+
 #[test]
 fn an_openai_key_echoed_back_is_stored_nowhere() {
     an_echoed_key_is_stored_nowhere(Dialect::OpenAi);

@@ -178,7 +178,7 @@ fn four_shards_in_four_processes_merge_into_the_single_process_run() {
     let output = mcpick(&args, &[]);
     assert!(output.status.success(), "{}", text(&output));
     assert!(text(&output).contains(&format!(
-        "{} of {} trials",
+        "{} of {} planned trials",
         single_keys.len(),
         single_keys.len()
     )));

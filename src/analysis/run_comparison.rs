@@ -20,6 +20,8 @@ pub struct GateSettings {
     pub alpha: f64,
     /// NEW's rate of right picks may not fall below this (a fraction), whatever BASE did.
     pub min_selection: Option<f64>,
+    /// How many of BASE's pairs NEW may lack before the runs cannot be compared (0: none).
+    pub allow_missing: usize,
 }
 
 /// Why NEW failed the gate for a backend.
@@ -43,6 +45,10 @@ pub struct BackendComparison {
     pub pairs: usize,
     /// Pairs left out because one side ended in an error (no verdict to compare).
     pub errors: usize,
+    /// BASE's trials NEW has no counterpart for (a NEW run that stopped early).
+    pub missing_in_new: usize,
+    /// NEW's trials BASE has no counterpart for.
+    pub only_in_new: usize,
     pub base_rate: f64,
     pub new_rate: f64,
     /// NEW − BASE with its 95% paired bootstrap interval (`None` without pairs).
@@ -65,6 +71,37 @@ pub struct RunComparison {
 impl RunComparison {
     pub fn passed(&self) -> bool {
         self.backends.iter().all(|b| b.failures.is_empty())
+    }
+
+    /// Why the comparison is no evidence either way (empty when it is): a backend without a single
+    /// pair that has a verdict on both sides, or NEW lacking more of BASE's pairs than allowed. A
+    /// gate must not pass on these.
+    pub fn without_evidence(&self, allow_missing: usize) -> Vec<String> {
+        let mut reasons: Vec<String> = self
+            .backends
+            .iter()
+            .filter(|b| b.pairs == 0)
+            .map(|b| {
+                format!(
+                    "backend {} has no pair with a verdict on both sides ({} pairs with an error, {} of BASE's trials missing in NEW)",
+                    b.backend, b.errors, b.missing_in_new
+                )
+            })
+            .collect();
+        let missing: usize = self.backends.iter().map(|b| b.missing_in_new).sum();
+        if missing > allow_missing {
+            let per_backend: Vec<String> = self
+                .backends
+                .iter()
+                .filter(|b| b.missing_in_new > 0)
+                .map(|b| format!("{} on {}", b.missing_in_new, b.backend))
+                .collect();
+            reasons.push(format!(
+                "NEW lacks {missing} of BASE's trials ({}), more than --allow-missing {allow_missing}: finish NEW (`mcpick run --resume NEW`) or say how many may be missing",
+                per_backend.join(", ")
+            ));
+        }
+        reasons
     }
 }
 
@@ -172,10 +209,11 @@ pub fn compare_runs(
             .collect(),
     };
     for backend in base_backends.intersection(&new_backends) {
-        let (mut a, mut b, mut errors) = (Vec::new(), Vec::new(), 0);
+        let (mut a, mut b, mut errors, mut missing) = (Vec::new(), Vec::new(), 0, 0);
         let mut paired: Vec<(&Condition, &StoredTrial, &StoredTrial)> = Vec::new();
         for (condition, base_trial) in base.iter().filter(|(c, _)| &c.2 == backend) {
             let Some(new_trial) = new.get(condition) else {
+                missing += 1;
                 continue;
             };
             if base_trial.scored() && new_trial.scored() {
@@ -187,6 +225,11 @@ pub fn compare_runs(
             }
         }
         let mut judged = judge(backend, &a, &b, errors, settings);
+        judged.missing_in_new = missing;
+        judged.only_in_new = new
+            .keys()
+            .filter(|c| &c.2 == backend && !base.contains_key(*c))
+            .count();
         if let Some(graded) = graded(&paired, settings.alpha) {
             judged
                 .failures
@@ -258,6 +301,8 @@ fn judge(
         backend: backend.to_string(),
         pairs: base.len(),
         errors,
+        missing_in_new: 0,
+        only_in_new: 0,
         base_rate: rate(base),
         new_rate: rate(new),
         difference,
@@ -281,6 +326,7 @@ mod tests {
     const GATE: GateSettings = GateSettings {
         alpha: 0.05,
         min_selection: None,
+        allow_missing: 0,
     };
 
     #[test]
@@ -305,8 +351,8 @@ mod tests {
     fn a_floor_fails_a_run_that_is_not_worse_than_base() {
         let same = vec![true, false, false, false];
         let gate = GateSettings {
-            alpha: 0.05,
             min_selection: Some(0.5),
+            ..GATE
         };
         assert_eq!(
             judge("bm25", &same, &same, 0, gate).failures,

@@ -19,7 +19,9 @@ mod random;
 mod replay;
 
 pub use anthropic::AnthropicBackend;
-pub use batch_api::{BatchApi, BatchItem, BatchItemResult, BatchRequest, BatchState, ResultsAt};
+pub use batch_api::{
+    BatchApi, BatchItem, BatchItemResult, BatchRequest, BatchState, ResultsAt, usable_id,
+};
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, default_system_prompt};

@@ -2,11 +2,13 @@
 //! judged (`analysis::run_comparison`); this prints one line per backend, and a line on its graded
 //! measure, and picks the exit code:
 //! 0 when NEW holds up, 1 when it is significantly worse or below `--min-selection`, 2 when the runs
-//! cannot be compared.
+//! cannot be compared — a folder that does not read or holds a line that is not its plan's trial, a
+//! backend without one pair that has a verdict, or NEW lacking more of BASE's trials than
+//! `--allow-missing` says: a gate never passes without evidence.
 
 use super::ExitStatus;
 use crate::analysis::run_comparison::{GateFailure, GateSettings, compare_runs};
-use crate::record::read_trials;
+use crate::record::{StoredTrials, read_run};
 use std::io::Write;
 use std::path::Path;
 
@@ -31,17 +33,16 @@ pub fn run_compare(
         )?;
         return Ok(ExitStatus::InvalidInput);
     }
-    let read = |folder: &Path| {
-        read_trials(folder)
-            .map_err(|e| format!("cannot read {}: {e}", folder.join("trials.jsonl").display()))
-    };
-    let (base_trials, new_trials) = match (read(base), read(new)) {
-        (Ok(base), Ok(new)) => (base.trials, new.trials),
+    let (base_stored, new_stored) = match (read_run(base), read_run(new)) {
+        (Ok(base), Ok(new)) => (base.stored, new.stored),
         (Err(e), _) | (_, Err(e)) => {
             writeln!(out, "mcpick compare: {e}")?;
             return Ok(ExitStatus::InvalidInput);
         }
     };
+    let mut without_evidence = unread_lines("BASE", base, &base_stored);
+    without_evidence.extend(unread_lines("NEW", new, &new_stored));
+    let (base_trials, new_trials) = (base_stored.trials, new_stored.trials);
     let comparison = match compare_runs(&base_trials, &new_trials, settings) {
         Ok(comparison) => comparison,
         Err(e) => {
@@ -58,9 +59,9 @@ pub fn run_compare(
     }
     writeln!(
         out,
-        "| backend | pairs | BASE right picks | NEW right picks | NEW − BASE [95% CI] | McNemar p | gate |"
+        "| backend | pairs | errors | BASE only | NEW only | BASE right picks | NEW right picks | NEW − BASE [95% CI] | McNemar p | gate |"
     )?;
-    writeln!(out, "|---|---|---|---|---|---|---|")?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
     for backend in &comparison.backends {
         let difference = backend.difference.map_or("—".to_string(), |d| {
             format!(
@@ -70,7 +71,14 @@ pub fn run_compare(
                 d.high * 100.0
             )
         });
-        let gate = if backend.failures.is_empty() {
+        let gate = if backend.pairs == 0 {
+            "no evidence".to_string()
+        } else if backend.failures.is_empty() && backend.missing_in_new > 0 {
+            format!(
+                "pass on {} pairs; {} missing",
+                backend.pairs, backend.missing_in_new
+            )
+        } else if backend.failures.is_empty() {
             "pass".to_string()
         } else {
             let reasons: Vec<String> = backend
@@ -95,9 +103,12 @@ pub fn run_compare(
         };
         writeln!(
             out,
-            "| {} | {} | {:.1}% | {:.1}% | {difference} | {:.4} | {gate} |",
+            "| {} | {} | {} | {} | {} | {:.1}% | {:.1}% | {difference} | {:.4} | {gate} |",
             backend.backend,
             backend.pairs,
+            backend.errors,
+            backend.missing_in_new,
+            backend.only_in_new,
             backend.base_rate * 100.0,
             backend.new_rate * 100.0,
             backend.mcnemar.p_value
@@ -140,9 +151,42 @@ pub fn run_compare(
             comparison.unpaired_backends.join(", ")
         )?;
     }
+    without_evidence.extend(comparison.without_evidence(settings.allow_missing));
+    if !without_evidence.is_empty() {
+        for reason in &without_evidence {
+            writeln!(out, "cannot compare: {reason}")?;
+        }
+        return Ok(ExitStatus::InvalidInput);
+    }
     Ok(if comparison.passed() {
         ExitStatus::Success
     } else {
         ExitStatus::Findings
     })
+}
+
+/// A folder's lines that are not its plan's trials, each a reason the runs cannot be compared as
+/// they are (the trials they stood for are missing, or something else is in the folder).
+fn unread_lines(side: &str, folder: &Path, stored: &StoredTrials) -> Vec<String> {
+    let mut reasons: Vec<String> = stored
+        .set_aside
+        .iter()
+        .take(5)
+        .map(|line| {
+            format!(
+                "{side} {}/{} (`mcpick run --resume {}` sets it aside and runs what is missing)",
+                folder.display(),
+                line.describe(),
+                folder.display()
+            )
+        })
+        .collect();
+    if stored.set_aside.len() > 5 {
+        reasons.push(format!(
+            "{side}: {} more line(s) of {} are not its plan's trials",
+            stored.set_aside.len() - 5,
+            folder.join("trials.jsonl").display()
+        ));
+    }
+    reasons
 }

@@ -49,7 +49,7 @@ pub fn run_merge(
     writeln!(out, "{markdown}")?;
     writeln!(
         out,
-        "merged {} folders: {} of {} trials{} into {}",
+        "merged {} folders: {} of {} planned trials{} into {}",
         folders.len(),
         merged.trials.len(),
         merged.planned,
@@ -65,6 +65,16 @@ pub fn run_merge(
     )?;
     for conflict in &merged.conflicts {
         writeln!(out, "conflict: {conflict}")?;
+    }
+    for line in merged.set_aside.iter().take(20) {
+        writeln!(out, "not merged: {line}")?;
+    }
+    if merged.set_aside.len() > 20 {
+        writeln!(
+            out,
+            "not merged: {} more line(s)",
+            merged.set_aside.len() - 20
+        )?;
     }
     for missing in &merged.missing {
         writeln!(out, "missing: {missing}")?;

@@ -118,12 +118,14 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             new,
             alpha,
             min_selection,
+            allow_missing,
         } => run_compare(
             &base,
             &new,
             crate::analysis::run_comparison::GateSettings {
                 alpha,
                 min_selection,
+                allow_missing,
             },
             out,
         ),

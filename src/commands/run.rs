@@ -140,7 +140,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     let folder_path = folder.path.clone();
     writeln!(
         out,
-        "running {} trials ({}){} into {}",
+        "running {} of {owned} planned trials ({}){} into {}",
         pending.len(),
         plan.shape(),
         if pending.len() < owned {
@@ -168,10 +168,11 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     let missing = pending.len() - execution.finished;
     writeln!(
         out,
-        "{} trials in {:.1} s (${:.4}); results in {}",
+        "{} trials run in {:.1} s (${:.4}); {} of {owned} planned trials done; results in {}",
         execution.finished,
         started.elapsed().as_secs_f64(),
         execution.cost_usd,
+        owned - missing,
         folder_path.display()
     )?;
     for lane in &plan.lanes {
@@ -222,11 +223,7 @@ pub fn run_report(folder: &std::path::Path, out: &mut dyn Write) -> std::io::Res
             Ok(ExitStatus::Success)
         }
         Err(e) => {
-            writeln!(
-                out,
-                "mcpick report: cannot read {}: {e}",
-                folder.join("trials.jsonl").display()
-            )?;
+            writeln!(out, "mcpick report: {e}")?;
             Ok(ExitStatus::InvalidInput)
         }
     }

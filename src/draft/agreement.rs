@@ -5,7 +5,7 @@
 //! was the intended tool (or no call). A killed draft resumes this run like any other
 //! (`--resume`); the run of other candidates is replaced.
 
-use crate::record::{Manifest, read_trials};
+use crate::record::{Manifest, read_run};
 use crate::runner::run_in_folder;
 use crate::settings::RunSettings;
 use std::collections::{BTreeMap, HashMap};
@@ -43,7 +43,7 @@ pub async fn run_pickers(
     if run.interrupted {
         return Err("interrupted; run the same command again to go on".into());
     }
-    let stored = read_trials(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let stored = read_run(folder)?.stored;
     let mut picks: Picks = HashMap::new();
     for trial in stored.trials {
         let chose = trial

@@ -5,7 +5,7 @@
 //! folder where it stopped, and `mcpick report` reads any of them. The budget covers all of them:
 //! each run may spend what the others have not.
 
-use crate::record::{StoredTrial, read_trials};
+use crate::record::{StoredTrial, read_run};
 use crate::runner::{FolderRun, run_in_folder};
 use crate::settings::RunSettings;
 use std::path::{Path, PathBuf};
@@ -56,9 +56,7 @@ impl Runs {
             None => None,
         };
         let run = run_in_folder(&settings, &folder, self.progress, &format!("run {name}")).await?;
-        let trials = read_trials(&folder)
-            .map_err(|e| format!("{}: {e}", folder.join("trials.jsonl").display()))?
-            .trials;
+        let trials = read_run(&folder)?.stored.trials;
         Ok(RunTrials { run, trials })
     }
 
@@ -73,7 +71,7 @@ impl Runs {
             if path == folder || !path.join("trials.jsonl").is_file() {
                 continue;
             }
-            let stored = read_trials(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let stored = read_run(&path)?.stored;
             spent += stored.trials.iter().map(|t| t.cost_usd).sum::<f64>();
         }
         Ok(spent)

@@ -1,10 +1,15 @@
 //! The run folder on disk: `trials.jsonl` appended one flushed line per finished trial (a crash
-//! loses nothing finished; a last line cut short by one is dropped before the next append), read
-//! back whole into `StoredTrial`s, and every other file of the folder replaced whole
+//! loses nothing finished), opened for a resumed run only after its lines were checked against the
+//! plan and those that are not its trials set aside (`trial_lines`, `set_aside`) — so the next
+//! record starts on a line of its own — and every other file of the folder replaced whole
 //! (`file_replace`), so a kill leaves the old version or the new one, never an empty file.
 
 use super::manifest::{MANIFEST_FILE, Manifest};
+use super::planned::PlannedKeys;
+use super::set_aside::move_aside;
+use super::stamp::utc_stamp;
 use super::trial::StoredTrial;
+use super::trial_lines::{StoredTrials, read_trials};
 use crate::file_replace::replace;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -17,11 +22,31 @@ pub struct RunFolder {
 }
 
 impl RunFolder {
-    /// Opens (creating if needed) a run folder for appending. A last line cut short by a crash is
-    /// removed first, so the next record starts on a line of its own.
+    /// Opens (creating if needed) a run folder for appending, with the trials it already holds:
+    /// each line of `trials.jsonl` is checked against `plan`, and the lines that are not its
+    /// trials (a last line cut short by a kill among them) are moved into `set-aside.jsonl` first.
+    pub fn open(path: &Path, plan: &PlannedKeys) -> std::io::Result<(RunFolder, StoredTrials)> {
+        std::fs::create_dir_all(path)?;
+        let stored = match read_trials(path, Some(plan)) {
+            Ok(stored) => stored,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => StoredTrials {
+                earlier_set_aside: super::set_aside::count(path)?,
+                ..StoredTrials::default()
+            },
+            Err(e) => return Err(e),
+        };
+        move_aside(
+            path,
+            &stored.set_aside,
+            &utc_stamp(std::time::SystemTime::now()),
+        )?;
+        Ok((RunFolder::create(path)?, stored))
+    }
+
+    /// Opens (creating if needed) a new run folder for appending: one without trials, or one
+    /// whose trials were checked by `open`.
     pub fn create(path: &Path) -> std::io::Result<RunFolder> {
         std::fs::create_dir_all(path)?;
-        drop_partial_last_line(&path.join("trials.jsonl"))?;
         let trials = BufWriter::new(
             File::options()
                 .create(true)
@@ -55,41 +80,4 @@ impl RunFolder {
 /// Replaces `name` in the run folder at `folder` with `contents`, whole.
 pub fn write_whole(folder: &Path, name: &str, contents: &[u8]) -> std::io::Result<()> {
     replace(&folder.join(name), contents)
-}
-
-/// Cuts a file after its last newline: a line without one was being written when the run died.
-fn drop_partial_last_line(path: &Path) -> std::io::Result<()> {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Ok(());
-    };
-    let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    if keep < bytes.len() {
-        File::options()
-            .write(true)
-            .open(path)?
-            .set_len(keep as u64)?;
-    }
-    Ok(())
-}
-
-/// A run folder's trials as read back.
-#[derive(Debug, Default)]
-pub struct StoredTrials {
-    /// The lines that parse, in file order.
-    pub trials: Vec<StoredTrial>,
-    /// Lines that do not (a crash can cut the last one short): counted, never fatal.
-    pub unreadable: usize,
-}
-
-/// Reads `trials.jsonl` of the folder, once; a folder without one holds no trials.
-pub fn read_trials(folder: &Path) -> std::io::Result<StoredTrials> {
-    let text = std::fs::read_to_string(folder.join("trials.jsonl"))?;
-    let mut stored = StoredTrials::default();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str::<StoredTrial>(line) {
-            Ok(trial) => stored.trials.push(trial),
-            Err(_) => stored.unreadable += 1,
-        }
-    }
-    Ok(stored)
 }

@@ -27,6 +27,10 @@ pub struct Manifest {
     pub git_revision: Option<String>,
     /// Eight hex digits over the settings and the contents of every file the plan read.
     pub plan_hash: String,
+    /// Each setting's own hash, so a manifest edited later can say which setting changed (not
+    /// part of the plan hash; absent in manifests written before it was kept).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub setting_hashes: BTreeMap<String, String>,
     /// The settings the run was started with: what `--resume` runs again.
     pub options: RunSettings,
     /// One entry per backend lane, in `--backend` order.
@@ -100,6 +104,10 @@ pub struct SuiteRecord {
     pub toolset: String,
     pub variant: Option<String>,
     pub tasks: usize,
+    /// The ids of those tasks, in plan order: what a trial's key must name (absent in manifests
+    /// written before they were kept, whose trials are checked by suite only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task_ids: Vec<String>,
     #[serde(default)]
     pub distractor_pool: usize,
     #[serde(default)]
@@ -157,6 +165,12 @@ pub enum ManifestError {
         reason: String,
         command: Option<Vec<String>>,
     },
+    /// It reads, but does not hold together: a number out of bounds, a shard outside its split, a
+    /// plan hash its settings and files no longer give. Each problem, one sentence each.
+    Inconsistent {
+        path: PathBuf,
+        problems: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for ManifestError {
@@ -168,13 +182,22 @@ impl std::fmt::Display for ManifestError {
             ManifestError::Damaged { path, reason, .. } => {
                 write!(f, "{} is damaged: {reason}", path.display())
             }
+            ManifestError::Inconsistent { path, problems } => {
+                write!(
+                    f,
+                    "{} cannot be trusted: {}",
+                    path.display(),
+                    problems.join("; ")
+                )
+            }
         }
     }
 }
 
 impl Manifest {
     /// Reads the manifest of the run folder at `folder`, with its text as it is on disk (which
-    /// `report.html` shows as it is).
+    /// `report.html` shows as it is), and checks it holds together (`manifest_check`): a manifest
+    /// edited or forged since the run wrote it is `Inconsistent`, never acted on.
     pub fn read(folder: &Path) -> Result<(Manifest, String), ManifestError> {
         let path = folder.join(MANIFEST_FILE);
         let bytes = std::fs::read(&path).map_err(|e| ManifestError::Missing {
@@ -193,8 +216,21 @@ impl Manifest {
                 return Err(damaged("not UTF-8 text".into(), &lossy));
             }
         };
-        match serde_json::from_str::<Manifest>(&text) {
-            Ok(manifest) => Ok((manifest, text)),
+        match serde_json::from_str::<Value>(&text).and_then(|value| {
+            let manifest = Manifest::deserialize(&value)?;
+            Ok((manifest, value))
+        }) {
+            Ok((manifest, value)) => {
+                let problems = super::manifest_check::problems(&manifest, &value);
+                if problems.is_empty() {
+                    Ok((manifest, text))
+                } else {
+                    Err(ManifestError::Inconsistent {
+                        path: path.clone(),
+                        problems,
+                    })
+                }
+            }
             Err(e) if e.is_syntax() || e.is_eof() => Err(damaged(format!("not JSON ({e})"), &text)),
             Err(e) => Err(damaged(
                 format!("not a run manifest this version reads ({e})"),

@@ -1,13 +1,16 @@
 //! The union of a split run's folders (`mcpick merge`): every folder must have run the same plan —
 //! the same plan hash, so the same settings and the same input files — or the merge is refused with
 //! what differs named; each trial key is kept exactly once (a duplicate that agrees is dropped, one
-//! that disagrees is reported and the first kept); and what is missing is told per shard, from the
-//! trial counts each shard's manifest planned. Writing the merged folder is the command's.
+//! that disagrees is reported and the first kept); each folder's manifest is checked and its lines
+//! against its own plan and shard, so a line of another plan or shard is named, never merged; and
+//! what is missing is told per shard, from the trial counts each shard's manifest planned, and over
+//! the plan. Writing the merged folder is the command's.
 
-use super::folder::read_trials;
 use super::manifest::{Manifest, MergedFolder, ShardIndex};
+use super::planned::PlannedKeys;
 use super::shard::Shard;
 use super::trial::{StoredTrial, TrialKey};
+use super::trial_lines::{SetAside, TRIALS_FILE, read_trials};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -18,7 +21,8 @@ pub struct MergeInput {
     pub manifest: Manifest,
     pub shard: Option<Shard>,
     pub trials: Vec<StoredTrial>,
-    pub unreadable: usize,
+    /// Lines of its trials that are not its plan's trials (named, never merged).
+    pub set_aside: Vec<SetAside>,
 }
 
 /// What the merge made.
@@ -34,6 +38,8 @@ pub struct MergedRun {
     pub conflicts: Vec<String>,
     /// What is missing: shards not given, shards that did not finish, trials the plan lacks.
     pub missing: Vec<String>,
+    /// Lines of the folders' trials that were not merged, `FOLDER/trials.jsonl:LINE: why`.
+    pub set_aside: Vec<String>,
     /// Trials the plan holds in all.
     pub planned: usize,
 }
@@ -67,6 +73,15 @@ pub fn merge_runs(folders: &[PathBuf]) -> Result<MergedRun, String> {
         duplicates: 0,
         conflicts: Vec::new(),
         missing: missing_shards(&inputs),
+        set_aside: inputs
+            .iter()
+            .flat_map(|input| {
+                input
+                    .set_aside
+                    .iter()
+                    .map(|line| format!("{}/{}", input.folder.display(), line.describe()))
+            })
+            .collect(),
         planned: first.manifest.trials,
     };
     for input in &inputs {
@@ -100,14 +115,14 @@ pub fn merge_runs(folders: &[PathBuf]) -> Result<MergedRun, String> {
 
 fn read_input(folder: &Path) -> Result<MergeInput, String> {
     let (manifest, _) = Manifest::read(folder).map_err(|e| e.to_string())?;
-    let stored = read_trials(folder)
-        .map_err(|e| format!("cannot read {}: {e}", folder.join("trials.jsonl").display()))?;
+    let stored = read_trials(folder, Some(&PlannedKeys::of(&manifest)))
+        .map_err(|e| format!("cannot read {}: {e}", folder.join(TRIALS_FILE).display()))?;
     Ok(MergeInput {
         folder: folder.to_path_buf(),
         shard: Shard::of_manifest(&manifest),
         manifest,
         trials: stored.trials,
-        unreadable: stored.unreadable,
+        set_aside: stored.set_aside,
     })
 }
 
@@ -144,11 +159,11 @@ fn missing_shards(inputs: &[MergeInput]) -> Vec<String> {
     let mut missing = Vec::new();
     let mut given: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     for input in inputs {
-        if input.unreadable > 0 {
+        if !input.set_aside.is_empty() {
             missing.push(format!(
-                "{}: {} line(s) of trials.jsonl do not read (those trials run again on --resume)",
+                "{}: {} line(s) of trials.jsonl are not trials of its plan and were not merged (if they stood for planned trials, those run on --resume)",
                 input.folder.display(),
-                input.unreadable
+                input.set_aside.len()
             ));
         }
         let Some(shard) = input.shard else { continue };
@@ -164,14 +179,19 @@ fn missing_shards(inputs: &[MergeInput]) -> Vec<String> {
         }
     }
     for (count, indices) in given {
-        let absent: Vec<String> = (0..count)
-            .filter(|i| !indices.contains(i))
-            .map(|i| i.to_string())
-            .collect();
-        if !absent.is_empty() {
+        // A checked manifest has at most 100000 shards; the list names the first ten.
+        let absent = (0..count).filter(|i| !indices.contains(i));
+        let named: Vec<String> = absent.clone().take(10).map(|i| i.to_string()).collect();
+        let more = absent.count().saturating_sub(named.len());
+        if !named.is_empty() {
             missing.push(format!(
-                "shard(s) {} of {count} were not given",
-                absent.join(", ")
+                "shard(s) {}{} of {count} were not given",
+                named.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             ));
         }
     }
@@ -219,7 +239,7 @@ mod tests {
             .unwrap(),
             shard: Some(Shard::new(index, 4).unwrap()),
             trials: Vec::new(),
-            unreadable: 0,
+            set_aside: Vec::new(),
         };
         assert_eq!(
             missing_shards(&[input(0), input(2)]),

@@ -1,11 +1,10 @@
 //! What a run folder already holds, for `--resume`: the keys of its finished trials (skipped) and
-//! what they cost (the budget covers the whole run). A line that does not read is not a finished
-//! trial, so that trial runs again.
+//! what they cost (the budget covers the whole run). A line that is not one of the folder's trials
+//! (`trial_lines`) is not a finished trial, so that trial runs again.
 
-use super::folder::read_trials;
 use super::trial::TrialKey;
+use super::trial_lines::StoredTrials;
 use std::collections::HashSet;
-use std::path::Path;
 
 #[derive(Debug, Default)]
 pub struct Finished {
@@ -13,17 +12,12 @@ pub struct Finished {
     pub cost_usd: f64,
 }
 
-/// The finished trials of the folder (none when it has no `trials.jsonl` yet).
-pub fn finished_trials(folder: &Path) -> std::io::Result<Finished> {
-    let stored = match read_trials(folder) {
-        Ok(stored) => stored,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Finished::default()),
-        Err(e) => return Err(e),
-    };
+/// The finished trials among `stored`.
+pub fn finished_trials(stored: &StoredTrials) -> Finished {
     let mut finished = Finished::default();
     for trial in &stored.trials {
         finished.cost_usd += trial.cost_usd;
         finished.keys.insert(trial.key());
     }
-    Ok(finished)
+    finished
 }

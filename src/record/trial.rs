@@ -111,7 +111,31 @@ pub struct StoredTrial {
     pub transcript: Vec<ChatMessage>,
 }
 
+/// The fields a line leaves out when they are empty; every other field is on every line.
+const SKIPPED_WHEN_EMPTY: [&str; 9] = [
+    "variant",
+    "exposure",
+    "retrieval",
+    "searches",
+    "size",
+    "distractors",
+    "first_pick_tools",
+    "actions",
+    "renamed_tools",
+];
+
 impl StoredTrial {
+    /// Whether some version of mcpick writes a field of this name on a trial's line (a line with
+    /// another field was not written by mcpick).
+    pub fn writes_field(name: &str) -> bool {
+        static ALWAYS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        let always = ALWAYS.get_or_init(|| match serde_json::to_value(StoredTrial::default()) {
+            Ok(serde_json::Value::Object(fields)) => fields.keys().cloned().collect(),
+            _ => Vec::new(),
+        });
+        SKIPPED_WHEN_EMPTY.contains(&name) || always.iter().any(|field| field == name)
+    }
+
     /// The trial's key: the one place its rules live (a variant, exposure or size the trial does
     /// not have is empty or 0), for the plan's trials and the stored ones alike.
     pub fn key(&self) -> TrialKey {
@@ -277,13 +301,53 @@ mod tests {
     #[test]
     fn a_trials_file_of_the_previous_format_reads_and_writes_back_the_same() {
         let folder = std::path::Path::new("docs/runs/tool-search-local");
-        let stored = crate::record::read_trials(folder).unwrap();
-        assert_eq!((stored.trials.len(), stored.unreadable), (90, 0));
+        // Its manifest, of that time, still holds together, and every line is a trial of its plan.
+        let records = crate::record::read_run(folder).unwrap();
+        assert!(records.manifest.is_some());
+        let stored = records.stored;
+        assert_eq!((stored.trials.len(), stored.set_aside.len()), (90, 0));
         let text = std::fs::read_to_string(folder.join("trials.jsonl")).unwrap();
         for (line, trial) in text.lines().zip(&stored.trials) {
             assert_eq!(serde_json::to_string(trial).unwrap(), line);
             assert_eq!(trial.shown_count, trial.tools_shown.len());
         }
+    }
+
+    /// Every field a full line holds is one `writes_field` knows, and each field left out when
+    /// empty is among them: a field added later without being listed fails here.
+    #[test]
+    fn the_fields_a_line_may_hold_are_known() {
+        let mut trial: StoredTrial = serde_json::from_str(FIRST_RELEASE_LINE).unwrap();
+        trial.variant = Some("v".into());
+        trial.exposure = Some("retrieve:bm25:2".into());
+        trial.retrieval = Some(Retrieval {
+            retriever: "bm25".into(),
+            k: 2,
+            retrieved: vec!["a".into()],
+            gold_rank: None,
+        });
+        trial.searches = vec![ObservedSearch {
+            query: "q".into(),
+            found: Vec::new(),
+            reply: 0,
+            native: false,
+            id: None,
+        }];
+        trial.size = Some(5);
+        trial.distractors = Some("random".into());
+        trial.first_pick_tools = vec!["a".into()];
+        trial.actions = Some(PickDistribution::bounded(&[], &[]));
+        trial.renamed_tools = vec![("a.b".into(), "a_b".into())];
+        let serde_json::Value::Object(fields) = serde_json::to_value(&trial).unwrap() else {
+            panic!()
+        };
+        for name in fields.keys() {
+            assert!(StoredTrial::writes_field(name), "{name}");
+        }
+        for name in SKIPPED_WHEN_EMPTY {
+            assert!(fields.contains_key(name), "{name} is not a field");
+        }
+        assert!(!StoredTrial::writes_field("injected"));
     }
 
     #[test]

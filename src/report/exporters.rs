@@ -16,8 +16,12 @@ pub struct RunReport<'a> {
     /// The page title (`mcpick run FOLDER`).
     pub title: String,
     pub trials: &'a [StoredTrial],
-    /// Lines of `trials.jsonl` that could not be read.
-    pub unreadable: usize,
+    /// The trials the plan holds (`None` without a manifest).
+    pub planned: Option<usize>,
+    /// Lines of `trials.jsonl` that are not the plan's trials, `trials.jsonl:LINE: why`.
+    pub set_aside: Vec<String>,
+    /// Lines an earlier `--resume` moved to `set-aside.jsonl`.
+    pub earlier_set_aside: usize,
     /// `manifest.json` as it is on disk (empty when there is none).
     pub manifest_text: &'a str,
     /// The summary's cells (each backend on each suite) as a table, and as JSON.
@@ -202,7 +206,8 @@ impl Exporter for MarkdownExporter {
     }
 }
 
-/// `summary.json`: the cells, the unreadable-line count and the experiments.
+/// `summary.json`: the cells, the trials counted of those planned, the lines not counted, and the
+/// experiments.
 pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
@@ -217,7 +222,11 @@ impl Exporter for JsonExporter {
         };
         let summary = serde_json::json!({
             "cells": report.summary_json,
-            "unreadable_lines": report.unreadable,
+            "trials": report.trials.len(),
+            "planned_trials": report.planned,
+            "unreadable_lines": report.set_aside.len(),
+            "set_aside": report.set_aside,
+            "set_aside_earlier": report.earlier_set_aside,
             "experiments": experiments,
         });
         Ok(Some(

@@ -13,17 +13,19 @@ use crate::analysis::summary::summary_cells;
 use crate::analysis::{ToolsetFinding, analyse};
 use crate::lint::lint;
 use crate::load::Workspace;
-use crate::record::{Manifest, StoredTrial, read_trials, write_whole};
+use crate::record::{Manifest, SET_ASIDE_FILE, StoredTrial, read_run, write_whole};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Rebuilds `trials.csv`, `trials.parquet`, `report.html`, `summary.md` and `summary.json` from the
 /// folder's records, and returns the summary as the terminal shows it (the table, its notes and the
-/// experiment sections). A line of `trials.jsonl` that does not read (a crash can cut the last one
-/// short) is skipped and counted in the summary, never fatal.
+/// experiment sections). A line of `trials.jsonl` that is not one of the plan's trials (a crash can
+/// cut the last one short) is named and left out of every count, never fatal; a manifest that does
+/// not hold together is (`record::read_run`).
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
-    let stored = read_trials(folder)?;
-    let manifest = Manifest::read(folder).ok();
+    let records = read_run(folder).map_err(std::io::Error::other)?;
+    let planned = records.planned();
+    let (stored, manifest) = (records.stored, records.manifest);
     let (findings, unlinted) = match &manifest {
         Some((manifest, _)) => toolset_findings(manifest, folder, &stored.trials),
         None => (Vec::new(), Vec::new()),
@@ -40,11 +42,13 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     );
     let (summary, summary_json) = summary_table(&summary_cells(&stored.trials));
     let mut text = markdown_table(&summary);
-    if stored.unreadable > 0 {
-        text.push_str(&format!(
-            "\n{} line(s) of trials.jsonl could not be read and are not counted.\n",
-            stored.unreadable
-        ));
+    text.push_str(&trial_count(
+        stored.trials.len(),
+        planned,
+        stored.set_aside.len() + stored.earlier_set_aside,
+    ));
+    for line in stored.set_aside.iter().take(10) {
+        text.push_str(&format!("- {} (not counted)\n", line.describe()));
     }
     let later_turn_fixed: u64 = stored
         .trials
@@ -76,7 +80,13 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned())
         ),
         trials: &stored.trials,
-        unreadable: stored.unreadable,
+        planned,
+        set_aside: stored
+            .set_aside
+            .iter()
+            .map(|line| line.describe())
+            .collect(),
+        earlier_set_aside: stored.earlier_set_aside,
         manifest_text: manifest.as_ref().map_or("", |(_, text)| text),
         summary,
         summary_json,
@@ -89,6 +99,27 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
         }
     }
     Ok(report.summary_text)
+}
+
+/// The line that says how many trials the summary counts, of how many planned, and how many lines
+/// were left out.
+fn trial_count(trials: usize, planned: Option<usize>, set_aside: usize) -> String {
+    let mut text = match planned {
+        Some(planned) => format!("\n{trials} of {planned} planned trials"),
+        None => format!("\n{trials} trials (no manifest says how many were planned)"),
+    };
+    if let Some(missing) = planned.map(|p| p.saturating_sub(trials)).filter(|m| *m > 0) {
+        text.push_str(&format!(
+            "; {missing} not run yet (`mcpick run --resume` runs them)"
+        ));
+    }
+    if set_aside > 0 {
+        text.push_str(&format!(
+            "; {set_aside} line(s) of trials.jsonl are not this plan's trials and are not counted (moved to {SET_ASIDE_FILE} on --resume)"
+        ));
+    }
+    text.push_str(".\n");
+    text
 }
 
 /// What a reader must know of drafted suites: tasks no person has accepted, and a backend whose

@@ -333,7 +333,9 @@ impl BackendLane {
         cost.usd += self
             .price
             .map_or(0.0, |p| p.cost(reply.input_tokens, reply.output_tokens));
-        if let (Some(cache), Some(key)) = (&self.cache, cache_key) {
+        if let (Some(cache), Some(key)) = (&self.cache, cache_key)
+            && super::reply_bound::cacheable(reply)
+        {
             cache.put(key, reply);
         }
     }

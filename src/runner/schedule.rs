@@ -137,8 +137,10 @@ fn record(
     execution: &mut Execution,
     running: &mut BTreeMap<String, (u64, u64)>,
     trial: PlannedTrial,
-    stored: StoredTrial,
+    mut stored: StoredTrial,
 ) -> std::io::Result<()> {
+    // Scored whole, stored bounded.
+    super::reply_bound::bound_stored(&mut stored);
     execution.finished += 1;
     execution.cost_usd += stored.cost_usd;
     let tally = running

@@ -2,15 +2,17 @@
 //! folder's manifest), the plan, the shard this process runs, the folder (named by the start time
 //! and plan hash unless given; a shard's under the plan's folder), the trials still to run, and the
 //! manifest written with the run's own part — when it started, its resumptions, its shard. A folder
-//! that already holds a run is continued only if it is the same plan; one whose manifest was damaged
-//! from outside is adopted by a new start of the same command, its damaged manifest kept beside the
-//! new one, so finished trials are never stranded. Nothing here prints: what the user should know
-//! comes back as `warnings`.
+//! that already holds a run is continued only if it is the same plan: a manifest that does not hold
+//! together, or whose settings with today's files no longer give its plan hash, is refused with what
+//! changed; lines of trials that are not the plan's are set aside (`record::RunFolder::open`). One
+//! whose manifest was damaged from outside is adopted by a new start of the same command, its
+//! damaged manifest kept beside the new one, so finished trials are never stranded. Nothing here
+//! prints: what the user should know comes back as `warnings`.
 
 use super::plan::{PlannedTrial, RunPlan};
 use crate::record::{
-    MANIFEST_FILE, Manifest, ManifestError, RunFolder, Shard, finished_trials,
-    shard_from_environment, utc_stamp,
+    MANIFEST_FILE, Manifest, ManifestError, PlannedKeys, RunFolder, SET_ASIDE_FILE, Shard,
+    finished_trials, plan_hash, shard_from_environment, utc_stamp,
 };
 use crate::settings::RunSettings;
 use std::path::{Path, PathBuf};
@@ -124,31 +126,41 @@ pub fn start_run(
         Some(previous) => Some(previous),
         None => earlier_run_in(&folder_path, &plan, &mut warnings)?,
     };
-    if let Some(previous) = previous.as_ref().filter(|_| resuming)
-        && previous.plan_hash != plan.hash
-    {
-        warnings.push(format!(
-            "the suites, toolsets or options changed since this run started (plan {} → {}); finished trials are kept as they are",
-            previous.plan_hash, plan.hash
-        ));
+    if let Some(previous) = previous.as_ref().filter(|_| resuming) {
+        refuse_another_plan(previous, &plan.manifest)?;
     }
-    let folder = RunFolder::create(&folder_path)?;
-    let finished = finished_trials(&folder_path)?;
     let mut owned = plan.trials();
     if let Some((shard, _)) = shard {
         owned.retain(|t| shard.owns(&plan.key(*t)));
     }
-    let pending: Vec<PlannedTrial> = owned
-        .iter()
-        .copied()
-        .filter(|t| !finished.keys.contains(&plan.key(*t)))
-        .collect();
     let mut manifest = plan.manifest.clone();
     match &previous {
         Some(previous) => manifest = manifest.resuming(previous, now),
         None => manifest.started = Some(now),
     }
     manifest.shard = shard.map(|(shard, _)| shard.record(owned.len()));
+    let (folder, stored) = RunFolder::open(&folder_path, &PlannedKeys::of(&manifest))?;
+    let shown = 10;
+    for line in stored.set_aside.iter().take(shown) {
+        warnings.push(format!(
+            "{}/{}; set aside into {SET_ASIDE_FILE}",
+            folder_path.display(),
+            line.describe()
+        ));
+    }
+    if stored.set_aside.len() > shown {
+        warnings.push(format!(
+            "… and {} more line(s) set aside into {}",
+            stored.set_aside.len() - shown,
+            folder_path.join(SET_ASIDE_FILE).display()
+        ));
+    }
+    let finished = finished_trials(&stored);
+    let pending: Vec<PlannedTrial> = owned
+        .iter()
+        .copied()
+        .filter(|t| !finished.keys.contains(&plan.key(*t)))
+        .collect();
     folder.write_manifest(&manifest)?;
     Ok(StartedRun {
         settings,
@@ -162,11 +174,49 @@ pub fn start_run(
     })
 }
 
+/// Refuses to resume `previous` under a plan that is no longer its own: the manifest's settings,
+/// with the files the plan reads as they are now, must give the recorded plan hash (a `--budget`
+/// given to `--resume` changes how the run is paid for, not what it runs, and is left out).
+fn refuse_another_plan(previous: &Manifest, now: &Manifest) -> Result<(), StartError> {
+    let hash = plan_hash(
+        &serde_json::to_value(&previous.options).unwrap_or_default(),
+        &serde_json::to_value(&now.files).unwrap_or_default(),
+    );
+    if hash == previous.plan_hash {
+        return Ok(());
+    }
+    let mut changed = Vec::new();
+    let paths: std::collections::BTreeSet<&String> =
+        previous.files.keys().chain(now.files.keys()).collect();
+    for path in paths {
+        match (previous.files.get(path), now.files.get(path)) {
+            (Some(was), Some(is)) if was != is => changed.push(format!(
+                "{path} changed (SHA-256 {} when the run started, {} now)",
+                &was[..was.len().min(12)],
+                &is[..is.len().min(12)]
+            )),
+            (Some(_), None) => changed.push(format!("{path} is no longer read")),
+            (None, Some(_)) => changed.push(format!("{path} is read now but was not then")),
+            _ => {}
+        }
+    }
+    if changed.is_empty() {
+        changed.push("the files the plan reads changed".into());
+    }
+    Err(StartError::Refused(format!(
+        "cannot resume: the plan is no longer the one this run started (plan {} → {hash}): {}. The finished trials would mix two plans: to run the new one, start it into a new folder (`mcpick run … --out NEW_DIR`); to resume this one, put the files back as they were",
+        previous.plan_hash,
+        changed.join("; ")
+    )))
+}
+
 /// Why `--resume FOLDER` cannot go on, and what the user can do: a damaged manifest lost the plan
 /// but not the finished trials beside it, which a new start of the same command adopts.
 fn cannot_resume(folder: &Path, error: ManifestError) -> String {
     match error {
-        ManifestError::Missing { .. } => format!("cannot resume: {error}"),
+        ManifestError::Missing { .. } | ManifestError::Inconsistent { .. } => {
+            format!("cannot resume: {error}")
+        }
         ManifestError::Damaged { ref command, .. } => {
             let command = command
                 .as_ref()

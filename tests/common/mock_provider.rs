@@ -12,6 +12,7 @@
 //! | `flaky` | first 500, then a call |
 //! | `bad-shape` | 200 with a reply in no documented shape (`tool_calls` a string; `content` a string) |
 //! | `huge-reply` | a 5 MB text reply |
+//! | `huge-args` | a `weather_get` call whose `city` is 20 MB long, then text |
 //! | `echo-headers` | 400 whose body repeats every request header, the key's among them |
 //! | `echo-key` | the request's key in the reply's text and in a call's arguments |
 //! | `hang` | never answers |
@@ -71,8 +72,11 @@ impl MockProvider {
             dialect: Some(dialect),
             ..MockState::default()
         });
+        // A conversation that carries a runaway call back (`huge-args`) is larger than axum's
+        // 2 MB default; providers take far larger requests.
         let app = axum::Router::new()
             .fallback(handle)
+            .layer(axum::extract::DefaultBodyLimit::max(64 << 20))
             .with_state(Arc::clone(&state));
         let (base_url, runtime) = serve_provider(dialect, app);
         MockProvider {
@@ -219,6 +223,10 @@ async fn handle(
     }
     if prompt.contains("huge-reply") {
         return reply(dialect, &"blah ".repeat(1_000_000), &[]);
+    }
+    if prompt.contains("huge-args") && !answered {
+        let city = "Oslo ".repeat(4_000_000);
+        return reply(dialect, "", &[("call_h", json!({"city": city}))]);
     }
     if prompt.contains("echo-headers") {
         let echoed: Vec<String> = headers

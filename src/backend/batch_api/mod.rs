@@ -138,20 +138,22 @@ impl BatchApi {
     }
 }
 
+/// Whether `id` can name a URL path segment as it is: 1 to 200 letters, digits, `_` and `-`. Every
+/// id that goes into a path is checked by this, whether the provider just sent it or the run
+/// folder's batch journal gave it back.
+pub fn usable_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 200
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
 /// An id the provider gave (a batch's, a file's), checked before it goes into a URL path or the
-/// journal: ids are letters, digits, `_` and `-`, and one that is not cannot be trusted to name a
-/// path segment.
+/// journal (`usable_id`).
 fn checked_id(id: Option<&str>, what: &str, object: &Value) -> Result<String, BackendError> {
     match id {
-        Some(id)
-            if !id.is_empty()
-                && id.len() <= 200
-                && id
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
-        {
-            Ok(id.to_string())
-        }
+        Some(id) if usable_id(id) => Ok(id.to_string()),
         _ => Err(BackendError::Decode(format!(
             "{what} has no usable id: {}",
             super::hosted::body_excerpt(&object.to_string())

@@ -3,11 +3,14 @@
 //! as soon as the provider answers with the id. A run killed between submitting and collecting
 //! finds its batches here when resumed, and polls them instead of submitting their requests again.
 //! A later line for a custom id overrides an earlier one (a request resubmitted after its first
-//! batch failed or expired).
+//! batch failed or expired). The journal is read back as outside input: a batch id that could not
+//! have come from a provider (`backend::usable_id`: it would leave its URL path segment) is a lost
+//! batch, and its requests are submitted again.
 
+use crate::record::{MAX_LINE_BYTES, read_bounded_line};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -40,14 +43,25 @@ impl BatchJournal {
         let path = folder.join(JOURNAL_FILE);
         let mut earlier = Vec::new();
         if path.exists() {
-            let reader = BufReader::new(File::open(&path)?);
-            for (number, line) in reader.lines().enumerate() {
-                let line = line?;
+            let mut reader = BufReader::new(File::open(&path)?);
+            let mut bytes = Vec::new();
+            for number in 0.. {
+                let (length, _) = read_bounded_line(&mut reader, &mut bytes, MAX_LINE_BYTES)?;
+                if length == 0 {
+                    break;
+                }
+                let line = String::from_utf8_lossy(&bytes);
                 if line.trim().is_empty() {
                     continue;
                 }
                 match serde_json::from_str::<SubmittedBatch>(&line) {
-                    Ok(batch) => earlier.push(batch),
+                    Ok(batch) if crate::backend::usable_id(&batch.batch_id) => earlier.push(batch),
+                    Ok(batch) => tracing::warn!(
+                        "{}:{}: the batch id {:?} is not one a provider gives (letters, digits, _ and -); its requests will be submitted again",
+                        path.display(),
+                        number + 1,
+                        batch.batch_id.chars().take(80).collect::<String>()
+                    ),
                     Err(e) => tracing::warn!(
                         "{}:{}: skipped a batch record that does not parse ({e}); its requests will be submitted again",
                         path.display(),
@@ -129,5 +143,27 @@ mod tests {
         drop(journal);
         let (_, earlier) = BatchJournal::open(dir.path()).unwrap();
         assert_eq!(earlier, vec![batch("b1"), batch("b2")]);
+    }
+
+    /// Ids read back are checked as the provider's are: one that would leave its path segment, or
+    /// a line that is not UTF-8, is a lost batch (its requests go again), never a URL.
+    #[test]
+    fn ids_edited_in_the_journal_are_lost_batches() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = Vec::new();
+        for id in [
+            "batch_ok",
+            "batch_1?leak=1",
+            "..%2F..%2Fstats",
+            "../../../v1/files",
+            "",
+        ] {
+            text.extend(serde_json::to_vec(&batch(id)).unwrap());
+            text.push(b'\n');
+        }
+        text.extend(b"\xff\xfe{\"batch_id\": 1}\n");
+        std::fs::write(dir.path().join(JOURNAL_FILE), text).unwrap();
+        let (_, earlier) = BatchJournal::open(dir.path()).unwrap();
+        assert_eq!(earlier, vec![batch("batch_ok")]);
     }
 }

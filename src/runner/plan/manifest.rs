@@ -8,7 +8,7 @@ use crate::backend::DEFAULT_SYSTEM_PROMPT;
 use crate::mcp::STATELESS_REVISIONS;
 use crate::record::{LaneRecord, Manifest, SuiteRecord};
 use crate::settings::RunSettings;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -22,15 +22,13 @@ pub(super) fn file_hashes<'a>(paths: impl Iterator<Item = &'a Path>) -> BTreeMap
         .collect()
 }
 
-/// Eight hex digits naming the plan: its settings and the contents of every file it read.
+/// Eight hex digits naming the plan: its settings and the contents of every file it read — by the
+/// rule `record` checks a manifest read back with.
 pub(super) fn plan_hash(options: &RunSettings, files: &BTreeMap<String, String>) -> String {
-    let options_json = serde_json::to_value(options).unwrap_or(Value::Null);
-    let digest = crate::hashing::sha256_hex(
-        json!({"options": options_json, "files": files})
-            .to_string()
-            .as_bytes(),
-    );
-    digest[..8].to_string()
+    crate::record::plan_hash(
+        &serde_json::to_value(options).unwrap_or(Value::Null),
+        &serde_json::to_value(files).unwrap_or(Value::Null),
+    )
 }
 
 /// What `manifest.json` says about the plan (the run's own part — when it started, which shard —
@@ -51,6 +49,9 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
         command: std::env::args().collect(),
         git_revision: git_revision(),
         plan_hash: parts.hash.into(),
+        setting_hashes: crate::record::setting_hashes(
+            &serde_json::to_value(parts.options).unwrap_or(Value::Null),
+        ),
         options: parts.options.clone(),
         backends: parts.lanes,
         suites: parts
@@ -61,6 +62,7 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
                 toolset: s.toolset.clone(),
                 variant: s.variant.clone(),
                 tasks: s.tasks.len(),
+                task_ids: s.tasks.iter().map(|t| t.id.clone()).collect(),
                 distractor_pool: s.pool.len(),
                 scoring: s.tasks.first().map(|t| t.scoring.as_str().to_string()),
                 today: s.tasks.first().and_then(|t| t.today.clone()),
