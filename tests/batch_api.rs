@@ -217,32 +217,38 @@ fn batches_answer_every_trial_and_retry_expired_and_failed_items() {
     }
 }
 
+/// A batch run against a provider that holds its batches, killed with SIGKILL once its first batch
+/// is submitted and in the journal.
+fn killed_after_its_first_batch(dialect: Dialect) -> (BatchProvider, tempfile::TempDir) {
+    let provider = BatchProvider::start(dialect);
+    provider
+        .state
+        .hold
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let dir = workspace_with(SUITE);
+    let mut child = command(dir.path(), &batch_run_args(&provider))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = dir.path().join("run/batches.jsonl");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&journal).is_ok_and(|t| t.lines().count() == 1) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no batch submitted"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    (provider, dir)
+}
+
 #[test]
 fn a_run_killed_between_submit_and_collect_resumes_by_polling() {
     for dialect in [Dialect::OpenAi, Dialect::Anthropic] {
-        let provider = BatchProvider::start(dialect);
-        provider
-            .state
-            .hold
-            .store(true, std::sync::atomic::Ordering::SeqCst);
-        let dir = workspace_with(SUITE);
-        let mut child = command(dir.path(), &batch_run_args(&provider))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // Wait for the first batch to be submitted and in the journal, then kill -9.
-        let journal = dir.path().join("run/batches.jsonl");
-        let started = Instant::now();
-        while !std::fs::read_to_string(&journal).is_ok_and(|t| t.lines().count() == 1) {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "no batch submitted"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let (provider, dir) = killed_after_its_first_batch(dialect);
         assert_eq!(provider.batches_created(), 1, "{dialect:?}");
         let recorded =
             std::fs::read_to_string(dir.path().join("run/trials.jsonl")).unwrap_or_default();
@@ -279,6 +285,43 @@ fn a_run_killed_between_submit_and_collect_resumes_by_polling() {
         );
         assert!(submissions.values().all(|n| *n <= 2), "{submissions:?}");
         assert_eq!(provider.batch_sizes()[0], 8);
+    }
+}
+
+/// A batch id edited in the journal is checked as a provider's id is: `batch_1?leak=1`, an encoded
+/// `..%2F..%2Fstats` and a `../../../` path never name a URL; each is a lost batch, and its
+/// requests are submitted again (not recorded as errors).
+#[test]
+fn a_journaled_batch_id_that_names_no_batch_is_a_lost_batch() {
+    for bad in ["batch_1?leak=1", "..%2F..%2Fstats", "../../../v1/files"] {
+        let (provider, dir) = killed_after_its_first_batch(Dialect::OpenAi);
+        let journal = dir.path().join("run/batches.jsonl");
+        let mut record: Value =
+            serde_json::from_str(std::fs::read_to_string(&journal).unwrap().trim()).unwrap();
+        record["batch_id"] = bad.into();
+        std::fs::write(&journal, format!("{record}\n")).unwrap();
+        provider
+            .state
+            .hold
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        let output = command(dir.path(), &["run", "--resume", "run", "--no-progress"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{bad}: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        assert_eq!(provider.violations(), Vec::<String>::new(), "{bad}");
+        // Every trial answered as in an undisturbed run (no error for the lost batch).
+        check_trials(&dir.path().join("run"));
+        // The lost batch's eight requests went out again.
+        let submissions = provider.submissions();
+        assert!(
+            submissions.values().filter(|n| **n >= 2).count() >= 8,
+            "{bad}: {submissions:?}"
+        );
     }
 }
 

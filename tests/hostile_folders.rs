@@ -31,6 +31,13 @@ fn text(output: &Output) -> String {
     )
 }
 
+/// The command's output, once it is known to have exited with `code`.
+fn exits(output: &Output, code: i32) -> String {
+    let said = text(output);
+    assert_eq!(output.status.code(), Some(code), "{said}");
+    said
+}
+
 fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -134,8 +141,7 @@ fn compare_refuses_a_backend_with_no_verdict_to_compare() {
     }
     write_lines(&new, &trials);
     let output = mcpick(&["compare", path(&base), path(&new)]);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{said}");
+    let said = exits(&output, 2);
     assert!(
         said.contains("| bm25 | 0 | 53 | 0 | 0 |") && said.contains("no evidence"),
         "{said}"
@@ -167,8 +173,7 @@ fn compare_refuses_a_new_run_that_lacks_base_trials_unless_allowed() {
         .collect();
     write_lines(&new, &kept);
     let output = mcpick(&["compare", path(&base), path(&new)]);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{said}");
+    let said = exits(&output, 2);
     assert!(said.contains("| bm25 | 27 | 0 | 26 | 0 |"), "{said}");
     assert!(
         said.contains("NEW lacks 26 of BASE's trials (26 on bm25), more than --allow-missing 0"),
@@ -188,8 +193,7 @@ fn compare_refuses_a_line_it_cannot_read() {
     trials[9]["outcome"] = "teleported".into();
     write_lines(&new, &trials);
     let output = mcpick(&["compare", path(&base), path(&new)]);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{said}");
+    let said = exits(&output, 2);
     assert!(
         said.contains("trials.jsonl:10: not a trial this version reads")
             && said.contains("teleported"),
@@ -274,8 +278,7 @@ fn resume_refuses_a_plan_whose_files_changed() {
         .args(["run", "--resume", path(&rerun), "--no-progress"])
         .output()
         .unwrap();
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{said}");
+    let said = exits(&output, 2);
     assert!(
         said.contains("travel.toml changed (SHA-256") && said.contains("--out NEW_DIR"),
         "{said}"
@@ -299,8 +302,7 @@ fn resume_refuses_numbers_beyond_the_cli_bounds() {
         let (_keep, folder) = copy_of("travel");
         edit_manifest(&folder, edit);
         let output = mcpick(&["run", "--resume", path(&folder), "--no-progress"]);
-        let said = text(&output);
-        assert_eq!(output.status.code(), Some(2), "{said}");
+        let said = exits(&output, 2);
         assert!(said.contains(problem), "{problem}: {said}");
         assert!(!said.contains("memory allocation"), "{said}");
     }
@@ -312,8 +314,7 @@ fn resume_refuses_a_shard_outside_its_split() {
     let shard = shards.join("shard-1-of-2");
     edit_manifest(&shard, |m| m["shard"]["index"] = 5.into());
     let output = mcpick(&["run", "--resume", path(&shard), "--no-progress"]);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{said}");
+    let said = exits(&output, 2);
     assert!(said.contains("says shard 5 of 2"), "{said}");
 }
 
@@ -330,8 +331,7 @@ fn lines_of_other_plans_are_named_set_aside_and_never_counted() {
     trials.push(injected);
     write_lines(&folder, &trials);
     let report = mcpick(&["report", path(&folder)]);
-    let said = text(&report);
-    assert_eq!(report.status.code(), Some(0), "{said}");
+    let said = exits(&report, 0);
     assert!(
         said.contains("105 of 106 planned trials; 1 not run yet")
             && said.contains("2 line(s) of trials.jsonl are not this plan's trials"),
@@ -346,8 +346,7 @@ fn lines_of_other_plans_are_named_set_aside_and_never_counted() {
         "{said}"
     );
     let resumed = mcpick(&["run", "--resume", path(&folder), "--no-progress"]);
-    let said = text(&resumed);
-    assert_eq!(resumed.status.code(), Some(0), "{said}");
+    let said = exits(&resumed, 0);
     assert!(
         said.contains("trials.jsonl:106: not a trial")
             && said.contains("set aside into set-aside.jsonl"),
@@ -385,8 +384,7 @@ fn a_line_that_is_not_utf8_is_named_like_a_torn_one() {
     bytes.extend_from_slice(b"{\"suite\":\"travel\",\"task\":\"cut sh");
     std::fs::write(folder.join("trials.jsonl"), &bytes).unwrap();
     let report = mcpick(&["report", path(&folder)]);
-    let said = text(&report);
-    assert_eq!(report.status.code(), Some(0), "{said}");
+    let said = exits(&report, 0);
     assert!(
         said.contains("trials.jsonl:10: bytes that are not UTF-8 (from byte 21)")
             && said.contains("trials.jsonl:107: cut short")
@@ -394,8 +392,7 @@ fn a_line_that_is_not_utf8_is_named_like_a_torn_one() {
         "{said}"
     );
     let resumed = mcpick(&["run", "--resume", path(&folder), "--no-progress"]);
-    let said = text(&resumed);
-    assert_eq!(resumed.status.code(), Some(0), "{said}");
+    let said = exits(&resumed, 0);
     assert!(said.contains("running 1 of 106 planned trials"), "{said}");
     let side = std::fs::read_to_string(folder.join("set-aside.jsonl")).unwrap();
     let records: Vec<Value> = side
@@ -425,8 +422,7 @@ fn merge_refuses_a_shard_of_another_plan_with_a_forged_hash() {
     edit_manifest(&theirs, |m| m["plan_hash"] = hash);
     let out = dir.path().join("merged");
     let output = mcpick(&["merge", path(&ours), path(&theirs), "-o", path(&out)]);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{said}");
+    let said = exits(&output, 2);
     assert!(
         said.contains("other/shard-1-of-2/manifest.json cannot be trusted")
             && said.contains("not to the plan hash"),
@@ -452,8 +448,7 @@ fn merge_counts_over_the_plan_and_stays_resumable() {
         "-o",
         path(&out),
     ]);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(3), "{said}");
+    let said = exits(&output, 3);
     assert!(said.contains("103 of 106 planned trials"), "{said}");
     assert!(
         said.contains(
@@ -478,8 +473,7 @@ fn merge_refuses_a_shard_count_beyond_bounds_without_allocating_it() {
     edit_manifest(&shard, |m| m["shard"]["count"] = 4_000_000_000u64.into());
     let out = dir.path().join("merged");
     let output = mcpick(&["merge", path(&shard), "-o", path(&out)]);
-    let said = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{said}");
+    let said = exits(&output, 2);
     assert!(said.contains("says shard 1 of 4000000000"), "{said}");
 }
 

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 /// The manifest's file name in a run folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
+/// The largest manifest read: 16 MiB (a plan of 10,000 suites' task ids is well below it).
+const MAX_MANIFEST_BYTES: u64 = 16 << 20;
+
 /// A run's manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -200,15 +203,24 @@ impl Manifest {
     /// edited or forged since the run wrote it is `Inconsistent`, never acted on.
     pub fn read(folder: &Path) -> Result<(Manifest, String), ManifestError> {
         let path = folder.join(MANIFEST_FILE);
-        let bytes = std::fs::read(&path).map_err(|e| ManifestError::Missing {
+        let missing = |e: std::io::Error| ManifestError::Missing {
             path: path.clone(),
             reason: e.to_string(),
-        })?;
+        };
         let damaged = |reason: String, text: &str| ManifestError::Damaged {
             path: path.clone(),
             reason,
             command: recorded_command(text),
         };
+        // A manifest is a few kilobytes; one far larger was not written by mcpick.
+        let size = std::fs::metadata(&path).map_err(missing)?.len();
+        if size > MAX_MANIFEST_BYTES {
+            return Err(damaged(
+                format!("{size} bytes, more than a manifest can be ({MAX_MANIFEST_BYTES})"),
+                "",
+            ));
+        }
+        let bytes = std::fs::read(&path).map_err(missing)?;
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => {

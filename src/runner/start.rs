@@ -86,14 +86,20 @@ pub fn start_run(
     environment: &dyn Fn(&str) -> Option<String>,
 ) -> Result<StartedRun, StartError> {
     let mut warnings = Vec::new();
+    let mut recorded_options = serde_json::Value::Null;
     let (settings, previous, resume_folder) = match target {
         RunTarget::Resume {
             folder,
             budget,
             kv_cache,
         } => {
-            let (previous, _) = Manifest::read(&folder)
+            let (previous, text) = Manifest::read(&folder)
                 .map_err(|e| StartError::Refused(cannot_resume(&folder, e)))?;
+            // The settings as written, which the plan hash was taken over (a newer version may
+            // write the same settings with more fields).
+            recorded_options = serde_json::from_str::<serde_json::Value>(&text)
+                .map(|manifest| manifest["options"].clone())
+                .unwrap_or_default();
             let mut settings = previous.options.clone();
             settings.budget = budget.or(settings.budget);
             settings.backend.local.kv_cache = kv_cache;
@@ -127,7 +133,7 @@ pub fn start_run(
         None => earlier_run_in(&folder_path, &plan, &mut warnings)?,
     };
     if let Some(previous) = previous.as_ref().filter(|_| resuming) {
-        refuse_another_plan(previous, &plan.manifest)?;
+        refuse_another_plan(previous, &recorded_options, &plan.manifest)?;
     }
     let mut owned = plan.trials();
     if let Some((shard, _)) = shard {
@@ -174,12 +180,17 @@ pub fn start_run(
     })
 }
 
-/// Refuses to resume `previous` under a plan that is no longer its own: the manifest's settings,
-/// with the files the plan reads as they are now, must give the recorded plan hash (a `--budget`
-/// given to `--resume` changes how the run is paid for, not what it runs, and is left out).
-fn refuse_another_plan(previous: &Manifest, now: &Manifest) -> Result<(), StartError> {
+/// Refuses to resume `previous` under a plan that is no longer its own: its settings as recorded
+/// (`options`, as the manifest's text has them), with the files the plan reads as they are now, must
+/// give the recorded plan hash (a `--budget` given to `--resume` changes how the run is paid for,
+/// not what it runs, and is left out).
+fn refuse_another_plan(
+    previous: &Manifest,
+    options: &serde_json::Value,
+    now: &Manifest,
+) -> Result<(), StartError> {
     let hash = plan_hash(
-        &serde_json::to_value(&previous.options).unwrap_or_default(),
+        options,
         &serde_json::to_value(&now.files).unwrap_or_default(),
     );
     if hash == previous.plan_hash {

@@ -140,6 +140,14 @@ async fn handle(
         }
     }
     let path = uri.path().to_string();
+    // The batch endpoints take no query; a query means an id was sent that carried one.
+    if let Some(query) = uri.query() {
+        problems.push(format!("{method} {path} with a query {query:?}"));
+    }
+    // Every id mcpick sends back is one this provider gave out: letters, digits, `_` and `-`.
+    if path.contains('%') || path.contains("..") {
+        problems.push(format!("{method} {path} names no id this provider gave"));
+    }
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let response = match (dialect, method.as_str(), segments.as_slice()) {
         (Dialect::OpenAi, "POST", ["v1", "files"]) => upload(
