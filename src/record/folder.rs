@@ -9,7 +9,7 @@ use super::planned::PlannedKeys;
 use super::set_aside::move_aside;
 use super::stamp::utc_stamp;
 use super::trial::StoredTrial;
-use super::trial_lines::{StoredTrials, read_trials};
+use super::trial_lines::{StoredTrials, TRIALS_FILE, read_trials};
 use crate::file_replace::replace;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -27,20 +27,24 @@ impl RunFolder {
     /// trials (a last line cut short by a kill among them) are moved into `set-aside.jsonl` first.
     pub fn open(path: &Path, plan: &PlannedKeys) -> std::io::Result<(RunFolder, StoredTrials)> {
         std::fs::create_dir_all(path)?;
-        let stored = match read_trials(path, Some(plan)) {
+        let mut stored = match read_trials(path, Some(plan)) {
             Ok(stored) => stored,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => StoredTrials {
-                earlier_set_aside: super::set_aside::count(path)?,
-                ..StoredTrials::default()
-            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => StoredTrials::default(),
             Err(e) => return Err(e),
         };
+        stored.earlier_set_aside = super::set_aside::count(path)?;
         move_aside(
             path,
             &stored.set_aside,
             &utc_stamp(std::time::SystemTime::now()),
         )?;
-        Ok((RunFolder::create(path)?, stored))
+        let mut folder = RunFolder::create(path)?;
+        // A whole last trial written without its newline (by hand) must not take the next one in.
+        if !ends_with_newline(&path.join(TRIALS_FILE))? {
+            folder.trials.write_all(b"\n")?;
+            folder.trials.flush()?;
+        }
+        Ok((folder, stored))
     }
 
     /// Opens (creating if needed) a new run folder for appending: one without trials, or one
@@ -75,6 +79,20 @@ impl RunFolder {
     pub fn write(&self, name: &str, contents: &str) -> std::io::Result<()> {
         write_whole(&self.path, name, contents.as_bytes())
     }
+}
+
+/// Whether a file is empty or ends with a newline (what an append-only file of lines must, before a
+/// line is appended).
+pub fn ends_with_newline(path: &Path) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = File::open(path)?;
+    if file.metadata()?.len() == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
 }
 
 /// Replaces `name` in the run folder at `folder` with `contents`, whole.

@@ -2,22 +2,17 @@
 //! went. The plan's part (version, command, settings, lanes, suites, files and the plan hash over
 //! them) is made by the run plan; the run's part (when it started, when it was resumed, which shard
 //! it is, which folders it was merged from) by whoever starts, resumes or merges it. It is written
-//! whole and read back through this type only; the key order on disk is the field order here.
-//! A manifest that does not read — damaged from outside, since the writes are atomic — is an error
-//! that keeps what can still be learnt from its text (the command that started the run).
+//! whole and read back through this type only (`manifest_read`: checked, since someone may have
+//! edited it); the key order on disk is the field order here.
 
 use crate::settings::{Price, RunSettings};
 use crate::tool_exposure::Exposure;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 /// The manifest's file name in a run folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
-
-/// The largest manifest read: 16 MiB (a plan of 10,000 suites' task ids is well below it).
-const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
 /// A run's manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -156,101 +151,7 @@ pub struct ShardIndex {
     pub count: u32,
 }
 
-/// Why a folder's manifest could not be taken.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ManifestError {
-    /// There is none (or it cannot be read at all).
-    Missing { path: PathBuf, reason: String },
-    /// It is there but does not read as a manifest: truncated, not JSON, or not this shape. What
-    /// could still be read of its text: the command that started the run.
-    Damaged {
-        path: PathBuf,
-        reason: String,
-        command: Option<Vec<String>>,
-    },
-    /// It reads, but does not hold together: a number out of bounds, a shard outside its split, a
-    /// plan hash its settings and files no longer give. Each problem, one sentence each.
-    Inconsistent {
-        path: PathBuf,
-        problems: Vec<String>,
-    },
-}
-
-impl std::fmt::Display for ManifestError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ManifestError::Missing { path, reason } => {
-                write!(f, "cannot read {}: {reason}", path.display())
-            }
-            ManifestError::Damaged { path, reason, .. } => {
-                write!(f, "{} is damaged: {reason}", path.display())
-            }
-            ManifestError::Inconsistent { path, problems } => {
-                write!(
-                    f,
-                    "{} cannot be trusted: {}",
-                    path.display(),
-                    problems.join("; ")
-                )
-            }
-        }
-    }
-}
-
 impl Manifest {
-    /// Reads the manifest of the run folder at `folder`, with its text as it is on disk (which
-    /// `report.html` shows as it is), and checks it holds together (`manifest_check`): a manifest
-    /// edited or forged since the run wrote it is `Inconsistent`, never acted on.
-    pub fn read(folder: &Path) -> Result<(Manifest, String), ManifestError> {
-        let path = folder.join(MANIFEST_FILE);
-        let missing = |e: std::io::Error| ManifestError::Missing {
-            path: path.clone(),
-            reason: e.to_string(),
-        };
-        let damaged = |reason: String, text: &str| ManifestError::Damaged {
-            path: path.clone(),
-            reason,
-            command: recorded_command(text),
-        };
-        // A manifest is a few kilobytes; one far larger was not written by mcpick.
-        let size = std::fs::metadata(&path).map_err(missing)?.len();
-        if size > MAX_MANIFEST_BYTES {
-            return Err(damaged(
-                format!("{size} bytes, more than a manifest can be ({MAX_MANIFEST_BYTES})"),
-                "",
-            ));
-        }
-        let bytes = std::fs::read(&path).map_err(missing)?;
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => {
-                let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                return Err(damaged("not UTF-8 text".into(), &lossy));
-            }
-        };
-        match serde_json::from_str::<Value>(&text).and_then(|value| {
-            let manifest = Manifest::deserialize(&value)?;
-            Ok((manifest, value))
-        }) {
-            Ok((manifest, value)) => {
-                let problems = super::manifest_check::problems(&manifest, &value);
-                if problems.is_empty() {
-                    Ok((manifest, text))
-                } else {
-                    Err(ManifestError::Inconsistent {
-                        path: path.clone(),
-                        problems,
-                    })
-                }
-            }
-            Err(e) if e.is_syntax() || e.is_eof() => Err(damaged(format!("not JSON ({e})"), &text)),
-            Err(e) => Err(damaged(
-                format!("not a run manifest this version reads ({e})"),
-                &text,
-            )),
-        }
-    }
-
     /// The manifest as written: pretty JSON, keys in field order.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
@@ -332,16 +233,6 @@ fn short_hash(hash: &str) -> String {
     hash.chars().take(12).collect()
 }
 
-/// The command line a damaged manifest still holds: `command` is written second, so a manifest cut
-/// short usually keeps it whole.
-fn recorded_command(text: &str) -> Option<Vec<String>> {
-    let at = text.find("\"command\"")?;
-    let rest = text[at + "\"command\"".len()..].trim_start();
-    let rest = rest.strip_prefix(':')?;
-    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Vec<String>>();
-    values.next()?.ok().filter(|words| !words.is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,31 +259,6 @@ mod tests {
             serde_json::to_string_pretty(&read).unwrap(),
             "the typed manifest writes every key of the previous format, in its order"
         );
-    }
-
-    #[test]
-    fn a_damaged_manifest_keeps_its_command() {
-        let dir = tempfile::tempdir().unwrap();
-        let cut = &PREVIOUS_FORMAT[..PREVIOUS_FORMAT.len() / 2];
-        std::fs::write(dir.path().join(MANIFEST_FILE), cut).unwrap();
-        let Err(ManifestError::Damaged {
-            reason, command, ..
-        }) = Manifest::read(dir.path())
-        else {
-            panic!("a manifest cut in half is damaged")
-        };
-        assert!(reason.starts_with("not JSON"), "{reason}");
-        let command = command.expect("the command is near the start");
-        assert_eq!(command[1], "run");
-        std::fs::write(dir.path().join(MANIFEST_FILE), b"\xff\xfe{").unwrap();
-        assert!(matches!(
-            Manifest::read(dir.path()),
-            Err(ManifestError::Damaged { command: None, .. })
-        ));
-        assert!(matches!(
-            Manifest::read(&dir.path().join("nowhere")),
-            Err(ManifestError::Missing { .. })
-        ));
     }
 
     #[test]

@@ -44,11 +44,24 @@ pub fn problems(manifest: &Manifest, text: &Value) -> Vec<String> {
     let mut problems = bound_problems(manifest);
     let options = text.get("options").unwrap_or(&Value::Null);
     let files = text.get("files").cloned().unwrap_or_else(|| json!({}));
-    let hash = plan_hash(options, &files);
-    if hash != manifest.plan_hash {
+    if let Err(hash) = plan_hash_holds(manifest, options, &files) {
         problems.push(edited(manifest, options, &hash));
     }
     problems
+}
+
+/// Whether `manifest`'s plan hash is the hash of its settings and `files`: the settings as its text
+/// has them (`options`: how any version wrote them), or as this version's `RunSettings` holds them
+/// (how the plan hashed them: an `f32` such as a temperature is hashed widened, and written short).
+/// `Err` carries the hash the settings as written give.
+pub fn plan_hash_holds(manifest: &Manifest, options: &Value, files: &Value) -> Result<(), String> {
+    let written = plan_hash(options, files);
+    let typed = serde_json::to_value(&manifest.options).map(|typed| plan_hash(&typed, files));
+    if written == manifest.plan_hash || typed.is_ok_and(|typed| typed == manifest.plan_hash) {
+        Ok(())
+    } else {
+        Err(written)
+    }
 }
 
 /// What a manifest whose settings and files no longer hash to its plan hash says.

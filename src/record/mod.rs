@@ -5,15 +5,16 @@
 //! checked, replace whole); the stamps it is named and dated by (`stamp`); what `--resume` skips
 //! (`resume`); which shard of a split run owns a trial (`shard`) and the union of shards' folders
 //! (`merge`). Everything read back is outside input, checked by one rule: the manifest against
-//! itself (`manifest_check`), each line of trials against the keys its plan holds (`planned`,
-//! `trial_lines`), lines that fail named and moved to a side file, never deleted (`set_aside`);
-//! `read_back` is that rule for the commands that only read a folder. The runner only appends;
-//! `report::rebuild` reads the records once and hands them to the exporters. Nothing outside this
-//! module reads or writes a run folder's files by key.
+//! itself as it is read (`manifest_read`, `manifest_check`), each line of trials against the keys
+//! its plan holds (`planned`, `trial_lines`), lines that fail named and moved to a side file, never
+//! deleted (`set_aside`); `read_back` is that rule for the commands that only read a folder. The
+//! runner only appends; `report::rebuild` reads the records once and hands them to the exporters.
+//! Nothing outside this module reads or writes a run folder's files by key.
 
 mod folder;
 mod manifest;
 mod manifest_check;
+mod manifest_read;
 mod merge;
 mod planned;
 mod read_back;
@@ -24,12 +25,13 @@ mod stamp;
 mod trial;
 mod trial_lines;
 
-pub use folder::{RunFolder, write_whole};
+pub use folder::{RunFolder, ends_with_newline, write_whole};
 pub use manifest::{
-    BatchRecord, LaneRecord, MANIFEST_FILE, Manifest, ManifestError, MergedFolder, ShardIndex,
-    ShardRecord, SuiteRecord,
+    BatchRecord, LaneRecord, MANIFEST_FILE, Manifest, MergedFolder, ShardIndex, ShardRecord,
+    SuiteRecord,
 };
 pub use manifest_check::{plan_hash, planned_trials, setting_hashes};
+pub use manifest_read::ManifestError;
 pub use merge::{MergeInput, MergedRun, merge_runs};
 pub use planned::PlannedKeys;
 pub use read_back::{RunRecords, read_run};

@@ -4,7 +4,8 @@
 //! by a version that wrote none) is read with its keys unchecked; one whose manifest is damaged or
 //! does not hold together is refused, with why.
 
-use super::manifest::{Manifest, ManifestError};
+use super::manifest::Manifest;
+use super::manifest_read::ManifestError;
 use super::planned::PlannedKeys;
 use super::trial_lines::{StoredTrials, TRIALS_FILE, read_trials};
 use std::path::Path;
@@ -34,8 +35,10 @@ pub fn read_run(folder: &Path) -> Result<RunRecords, String> {
         Err(e) => return Err(e.to_string()),
     };
     let plan = manifest.as_ref().map(|(m, _)| PlannedKeys::of(m));
-    let stored = read_trials(folder, plan.as_ref())
-        .map_err(|e| format!("cannot read {}: {e}", folder.join(TRIALS_FILE).display()))?;
+    let cannot =
+        |e: std::io::Error| format!("cannot read {}: {e}", folder.join(TRIALS_FILE).display());
+    let mut stored = read_trials(folder, plan.as_ref()).map_err(cannot)?;
+    stored.earlier_set_aside = super::set_aside::count(folder).map_err(cannot)?;
     Ok(RunRecords {
         manifest,
         plan,

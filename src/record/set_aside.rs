@@ -165,6 +165,23 @@ mod tests {
         assert_eq!(original_bytes(&records[2]).unwrap(), b"{\"suite\":\"cut");
         let again = read_trials(dir.path(), None).unwrap();
         assert_eq!((again.trials.len(), again.set_aside.len()), (3, 0));
-        assert_eq!(again.earlier_set_aside, 3);
+        assert_eq!(count(dir.path()).unwrap(), 3);
+    }
+
+    /// A whole trial on the last line without its newline (a file written by hand) is a trial,
+    /// and the file is known not to end a line.
+    #[test]
+    fn a_whole_last_line_without_its_newline_is_a_trial() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = std::fs::read_to_string("docs/runs/tool-search-local/trials.jsonl").unwrap();
+        let good: Vec<&str> = good.lines().take(2).collect();
+        std::fs::write(
+            dir.path().join(TRIALS_FILE),
+            format!("{}\n{}", good[0], good[1]),
+        )
+        .unwrap();
+        let stored = read_trials(dir.path(), None).unwrap();
+        assert_eq!((stored.trials.len(), stored.set_aside.len()), (2, 0));
+        assert!(!crate::record::ends_with_newline(&dir.path().join(TRIALS_FILE)).unwrap());
     }
 }

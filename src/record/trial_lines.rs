@@ -1,6 +1,7 @@
 //! `trials.jsonl` read back as outside input: line by line, each line kept to at most
 //! `MAX_LINE_BYTES` in memory (one huge line cannot take the machine's memory), and each checked —
-//! whole (a last line without its newline was being written when the run died), UTF-8, JSON, a trial
+//! whole (a last line without its newline that is no whole trial was being written when the run
+//! died), UTF-8, JSON, a trial
 //! this version reads, no field mcpick never writes, a key of the folder's plan, not a key already
 //! read. A line that fails is not a trial: it is named by its line number and why, with where its
 //! bytes are, so the writer can set it aside (`set_aside`) and every reader can say so. Nothing is
@@ -47,7 +48,8 @@ pub struct StoredTrials {
     pub trials: Vec<StoredTrial>,
     /// The lines that are not, in file order.
     pub set_aside: Vec<SetAside>,
-    /// Lines an earlier `--resume` set aside into `set-aside.jsonl`.
+    /// Lines an earlier `--resume` set aside into `set-aside.jsonl` (filled by who reads the
+    /// folder, `set_aside::count`).
     pub earlier_set_aside: usize,
 }
 
@@ -56,10 +58,7 @@ pub struct StoredTrials {
 /// of kind `NotFound`.
 pub fn read_trials(folder: &Path, plan: Option<&PlannedKeys>) -> std::io::Result<StoredTrials> {
     let mut reader = BufReader::with_capacity(1 << 16, File::open(folder.join(TRIALS_FILE))?);
-    let mut stored = StoredTrials {
-        earlier_set_aside: super::set_aside::count(folder)?,
-        ..StoredTrials::default()
-    };
+    let mut stored = StoredTrials::default();
     let mut seen: HashMap<TrialKey, usize> = HashMap::new();
     let mut line = Vec::new();
     let (mut number, mut offset) = (0usize, 0u64);
@@ -74,27 +73,34 @@ pub fn read_trials(folder: &Path, plan: Option<&PlannedKeys>) -> std::io::Result
                 "{length} bytes long, more than the {} MiB a line of trials may be",
                 MAX_LINE_BYTES >> 20
             ))
-        } else if !whole {
-            Err("cut short: it has no newline at its end (the run stopped while writing it)".into())
         } else if line.trim_ascii().is_empty() {
             offset += length;
             continue;
         } else {
-            parse_trial(&line).and_then(|trial| {
-                let key = trial.key();
-                if let Some(why) = plan.and_then(|plan| plan.why_not(&key)) {
-                    return Err(format!("not a trial of this folder's plan: {why}"));
-                }
-                match seen.get(&key) {
-                    Some(first) => Err(format!(
-                        "the same trial as line {first} (the first is kept)"
-                    )),
-                    None => {
-                        seen.insert(key, number);
-                        Ok(trial)
+            // The last line without its newline is whole if it is a whole trial (a file written by
+            // hand); otherwise the run stopped while writing it.
+            parse_trial(&line)
+                .map_err(|why| match whole {
+                    true => why,
+                    false => {
+                        format!("cut short: no newline at its end and not a whole trial ({why})")
                     }
-                }
-            })
+                })
+                .and_then(|trial| {
+                    let key = trial.key();
+                    if let Some(why) = plan.and_then(|plan| plan.why_not(&key)) {
+                        return Err(format!("not a trial of this folder's plan: {why}"));
+                    }
+                    match seen.get(&key) {
+                        Some(first) => Err(format!(
+                            "the same trial as line {first} (the first is kept)"
+                        )),
+                        None => {
+                            seen.insert(key, number);
+                            Ok(trial)
+                        }
+                    }
+                })
         };
         match checked {
             Ok(trial) => stored.trials.push(trial),

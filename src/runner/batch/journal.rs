@@ -7,7 +7,7 @@
 //! have come from a provider (`backend::usable_id`: it would leave its URL path segment) is a lost
 //! batch, and its requests are submitted again.
 
-use crate::record::{MAX_LINE_BYTES, read_bounded_line};
+use crate::record::{MAX_LINE_BYTES, ends_with_newline, read_bounded_line};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{BufReader, Write};
@@ -72,7 +72,7 @@ impl BatchJournal {
         }
         let mut file = File::options().create(true).append(true).open(&path)?;
         // A line cut short by a crash must not swallow the next record.
-        if std::fs::metadata(&path)?.len() > 0 && !ends_with_newline(&path)? {
+        if !ends_with_newline(&path)? {
             file.write_all(b"\n")?;
         }
         Ok((
@@ -99,15 +99,6 @@ impl BatchJournal {
     pub fn path(&self) -> &Path {
         &self.path
     }
-}
-
-fn ends_with_newline(path: &Path) -> std::io::Result<bool> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = File::open(path)?;
-    file.seek(SeekFrom::End(-1))?;
-    let mut last = [0u8; 1];
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
 }
 
 #[cfg(test)]

@@ -49,8 +49,12 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
         command: std::env::args().collect(),
         git_revision: git_revision(),
         plan_hash: parts.hash.into(),
+        // Over the settings as the manifest's text will hold them, which is what a reader hashes.
         setting_hashes: crate::record::setting_hashes(
-            &serde_json::to_value(parts.options).unwrap_or(Value::Null),
+            &serde_json::to_string(parts.options)
+                .ok()
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or(Value::Null),
         ),
         options: parts.options.clone(),
         backends: parts.lanes,
