@@ -245,6 +245,17 @@ fn killed_after_its_first_batch(dialect: Dialect) -> (BatchProvider, tempfile::T
     (provider, dir)
 }
 
+/// The provider lets its batches end, and the killed run is resumed.
+fn released_and_resumed(provider: &BatchProvider, dir: &tempfile::TempDir) -> std::process::Output {
+    provider
+        .state
+        .hold
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    command(dir.path(), &["run", "--resume", "run", "--no-progress"])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_run_killed_between_submit_and_collect_resumes_by_polling() {
     for dialect in [Dialect::OpenAi, Dialect::Anthropic] {
@@ -259,13 +270,7 @@ fn a_run_killed_between_submit_and_collect_resumes_by_polling() {
         );
 
         // The provider finishes the batch while nobody is watching; the resumed run collects it.
-        provider
-            .state
-            .hold
-            .store(false, std::sync::atomic::Ordering::SeqCst);
-        let output = command(dir.path(), &["run", "--resume", "run", "--no-progress"])
-            .output()
-            .unwrap();
+        let output = released_and_resumed(&provider, &dir);
         assert_eq!(
             output.status.code(),
             Some(0),
@@ -300,13 +305,7 @@ fn a_journaled_batch_id_that_names_no_batch_is_a_lost_batch() {
             serde_json::from_str(std::fs::read_to_string(&journal).unwrap().trim()).unwrap();
         record["batch_id"] = bad.into();
         std::fs::write(&journal, format!("{record}\n")).unwrap();
-        provider
-            .state
-            .hold
-            .store(false, std::sync::atomic::Ordering::SeqCst);
-        let output = command(dir.path(), &["run", "--resume", "run", "--no-progress"])
-            .output()
-            .unwrap();
+        let output = released_and_resumed(&provider, &dir);
         assert_eq!(
             output.status.code(),
             Some(0),

@@ -104,6 +104,15 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// The records of the folder's `set-aside.jsonl`.
+fn side_records(folder: &Path) -> Vec<Value> {
+    std::fs::read_to_string(folder.join("set-aside.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// An edit of a manifest, named by what it should make a reader say.
 type ManifestEdit = fn(&mut Value);
 
@@ -285,6 +294,21 @@ fn resume_refuses_a_plan_whose_files_changed() {
     );
 }
 
+/// A setting the plan hashes as an `f32` (a temperature, widened) and the manifest writes short
+/// (`0.8`) does not make a run look edited: it reports and resumes.
+#[test]
+fn a_run_with_a_temperature_reads_back_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("warm");
+    run("tasks/travel.toml", &folder, &["--temperature", "0.8"]);
+    exits(&mcpick(&["report", path(&folder)]), 0);
+    let said = exits(
+        &mcpick(&["run", "--resume", path(&folder), "--no-progress"]),
+        0,
+    );
+    assert!(said.contains("running 0 of 106 planned trials"), "{said}");
+}
+
 #[test]
 fn resume_refuses_numbers_beyond_the_cli_bounds() {
     let edits: [(&str, ManifestEdit); 3] = [
@@ -355,11 +379,7 @@ fn lines_of_other_plans_are_named_set_aside_and_never_counted() {
     assert!(said.contains("running 1 of 106 planned trials"), "{said}");
     assert!(said.contains("106 of 106 planned trials"), "{said}");
     assert_eq!(lines(&folder).len(), 106);
-    let side = std::fs::read_to_string(folder.join("set-aside.jsonl")).unwrap();
-    let records: Vec<Value> = side
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = side_records(&folder);
     assert_eq!(records.len(), 2);
     assert_eq!(records[0]["from"], "trials.jsonl:106");
     let kept: Value = serde_json::from_str(records[1]["text"].as_str().unwrap()).unwrap();
@@ -394,11 +414,7 @@ fn a_line_that_is_not_utf8_is_named_like_a_torn_one() {
     let resumed = mcpick(&["run", "--resume", path(&folder), "--no-progress"]);
     let said = exits(&resumed, 0);
     assert!(said.contains("running 1 of 106 planned trials"), "{said}");
-    let side = std::fs::read_to_string(folder.join("set-aside.jsonl")).unwrap();
-    let records: Vec<Value> = side
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = side_records(&folder);
     assert_eq!(records.len(), 2);
     let original = mcpick::record::original_bytes(&records[0]).unwrap();
     assert_eq!(

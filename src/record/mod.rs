@@ -30,7 +30,7 @@ pub use manifest::{
     BatchRecord, LaneRecord, MANIFEST_FILE, Manifest, MergedFolder, ShardIndex, ShardRecord,
     SuiteRecord,
 };
-pub use manifest_check::{plan_hash, planned_trials, setting_hashes};
+pub use manifest_check::{plan_hash, plan_hash_holds, planned_trials, setting_hashes};
 pub use manifest_read::ManifestError;
 pub use merge::{MergeInput, MergedRun, merge_runs};
 pub use planned::PlannedKeys;

@@ -12,7 +12,7 @@
 use super::plan::{PlannedTrial, RunPlan};
 use crate::record::{
     MANIFEST_FILE, Manifest, ManifestError, PlannedKeys, RunFolder, SET_ASIDE_FILE, Shard,
-    finished_trials, plan_hash, shard_from_environment, utc_stamp,
+    finished_trials, plan_hash_holds, shard_from_environment, utc_stamp,
 };
 use crate::settings::RunSettings;
 use std::path::{Path, PathBuf};
@@ -189,13 +189,10 @@ fn refuse_another_plan(
     options: &serde_json::Value,
     now: &Manifest,
 ) -> Result<(), StartError> {
-    let hash = plan_hash(
-        options,
-        &serde_json::to_value(&now.files).unwrap_or_default(),
-    );
-    if hash == previous.plan_hash {
+    let files = serde_json::to_value(&now.files).unwrap_or_default();
+    let Err(hash) = plan_hash_holds(previous, options, &files) else {
         return Ok(());
-    }
+    };
     let mut changed = Vec::new();
     let paths: std::collections::BTreeSet<&String> =
         previous.files.keys().chain(now.files.keys()).collect();
