@@ -61,27 +61,28 @@ fn run(suite: &str, out: &Path, extra: &[&str]) {
     assert!(output.status.success(), "{}", text(&output));
 }
 
-/// The pristine travel run and its two shards, made once per test binary and copied per test.
+/// The pristine travel run and its two shards, made once per test binary (under cargo's temporary
+/// folder for integration tests, made anew each time) and copied per test.
 fn pristine() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        run("tasks/travel.toml", &dir.path().join("travel"), &[]);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hostile_folders");
+        let _ = std::fs::remove_dir_all(&dir);
+        run("tasks/travel.toml", &dir.join("travel"), &[]);
         for shard in ["0/2", "1/2"] {
             run(
                 "tasks/travel.toml",
-                &dir.path().join("shards"),
+                &dir.join("shards"),
                 &["--shard", shard],
             );
         }
         run(
             "tasks/smart_home.toml",
-            &dir.path().join("other"),
+            &dir.join("other"),
             &["--shard", "1/2"],
         );
         dir
     })
-    .path()
 }
 
 /// A copy of the pristine folder `name` (and what is under it) in a new temporary folder.
