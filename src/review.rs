@@ -125,10 +125,7 @@ impl ReviewFile {
         let checked = self.save().map_err(|e| e.to_string()).and_then(|()| {
             let workspace = Workspace::load(std::slice::from_ref(&self.suite));
             let errors: Vec<String> = workspace
-                .files
-                .iter()
-                .flat_map(|f| &f.diagnostics)
-                .filter(|d| d.is_error())
+                .error_diagnostics()
                 .map(|d| d.to_string())
                 .collect();
             if errors.is_empty() {

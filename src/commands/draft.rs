@@ -176,10 +176,7 @@ fn resolve_toolset(
     }
     let workspace = Workspace::load(std::slice::from_ref(&file));
     let errors: Vec<String> = workspace
-        .files
-        .iter()
-        .flat_map(|f| &f.diagnostics)
-        .filter(|d| d.is_error())
+        .error_diagnostics()
         .map(ToString::to_string)
         .collect();
     Ok(match workspace.toolsets.first() {

@@ -39,10 +39,7 @@ pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
     paths.push(settings.suite.clone());
     let workspace = Workspace::load(&paths);
     let errors: Vec<String> = workspace
-        .files
-        .iter()
-        .flat_map(|f| &f.diagnostics)
-        .filter(|d| d.is_error())
+        .error_diagnostics()
         .map(|d| d.to_string())
         .collect();
     if !errors.is_empty() {
@@ -88,12 +85,7 @@ pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
             format!(
                 "--variant {name}: no variant of toolset {} by that name (variants: {})",
                 suite.toolset,
-                workspace
-                    .variants
-                    .iter()
-                    .map(|v| v.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                workspace.variant_names().join(", ")
             )
         })?;
     if !in_toolsets(&variant.source) {

@@ -32,13 +32,7 @@ impl ToolsetTarget {
         match self.pick(&workspace) {
             Some(toolset) => Ok(toolset.clone()),
             None => {
-                let mut errors: Vec<Diagnostic> = workspace
-                    .files
-                    .iter()
-                    .flat_map(|f| &f.diagnostics)
-                    .filter(|d| d.is_error())
-                    .cloned()
-                    .collect();
+                let mut errors: Vec<Diagnostic> = workspace.error_diagnostics().cloned().collect();
                 if errors.is_empty() {
                     let wanted = match &self.variant {
                         Some(v) => format!("variant {v:?} of toolset {:?}", self.toolset),

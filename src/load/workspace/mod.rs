@@ -90,6 +90,19 @@ impl Workspace {
         self.variants.iter().find(|v| v.name == name)
     }
 
+    /// Every error any file's report holds, in file order.
+    pub fn error_diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.files
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .filter(|d| d.is_error())
+    }
+
+    /// The variants' names, in load order (for a message naming what there is).
+    pub fn variant_names(&self) -> Vec<&str> {
+        self.variants.iter().map(|v| v.name.as_str()).collect()
+    }
+
     pub fn has_errors(&self) -> bool {
         self.files.iter().any(|f| f.errors() > 0)
     }

@@ -29,14 +29,7 @@ pub(super) fn load_workspaces(
         .chain(suite_paths.iter().cloned())
         .collect();
     let workspace = Workspace::load(&paths);
-    for d in workspace
-        .files
-        .iter()
-        .flat_map(|f| &f.diagnostics)
-        .filter(|d| d.is_error())
-    {
-        problems.push(d.to_string());
-    }
+    problems.extend(workspace.error_diagnostics().map(|d| d.to_string()));
     if workspace.suites.is_empty() && !workspace.has_errors() {
         problems.push(format!(
             "no suites found in {}",
@@ -51,12 +44,7 @@ pub(super) fn load_workspaces(
         if name != BASE_ARM && workspace.variant(name).is_none() {
             problems.push(format!(
                 "--variant {name}: no such variant (variants: {}; or `{BASE_ARM}` for a toolset as it is)",
-                workspace
-                    .variants
-                    .iter()
-                    .map(|v| v.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                workspace.variant_names().join(", ")
             ));
         }
     }
