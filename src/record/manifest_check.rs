@@ -225,7 +225,7 @@ fn bound_problems(manifest: &Manifest) -> Vec<String> {
 
 /// The trials of the plan the manifest records: every suite's tasks under every lane and
 /// condition (`None` when the product does not fit a machine word, which the bounds rule out).
-pub fn planned_trials(manifest: &Manifest) -> Option<usize> {
+fn planned_trials(manifest: &Manifest) -> Option<usize> {
     let options = &manifest.options;
     let seeds = if options.sizes.is_empty() {
         1

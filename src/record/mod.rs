@@ -30,7 +30,7 @@ pub use manifest::{
     BatchRecord, LaneRecord, MANIFEST_FILE, Manifest, MergedFolder, ShardIndex, ShardRecord,
     SuiteRecord,
 };
-pub use manifest_check::{plan_hash, plan_hash_holds, planned_trials, setting_hashes};
+pub use manifest_check::{plan_hash, plan_hash_holds, setting_hashes};
 pub use manifest_read::ManifestError;
 pub use merge::{MergeInput, MergedRun, merge_runs};
 pub use planned::PlannedKeys;
@@ -41,6 +41,5 @@ pub use shard::{Shard, shard_from_environment, shard_of};
 pub use stamp::utc_stamp;
 pub use trial::{StoredTrial, TrialKey};
 pub use trial_lines::{
-    MAX_LINE_BYTES, SetAside, StoredTrials, TRIALS_FILE, parse_trial, read_bounded_line,
-    read_trials,
+    MAX_LINE_BYTES, SetAside, StoredTrials, TRIALS_FILE, read_bounded_line, read_trials,
 };

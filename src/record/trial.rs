@@ -128,12 +128,13 @@ impl StoredTrial {
     /// Whether some version of mcpick writes a field of this name on a trial's line (a line with
     /// another field was not written by mcpick).
     pub fn writes_field(name: &str) -> bool {
-        static ALWAYS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        static ALWAYS: std::sync::OnceLock<std::collections::HashSet<String>> =
+            std::sync::OnceLock::new();
         let always = ALWAYS.get_or_init(|| match serde_json::to_value(StoredTrial::default()) {
             Ok(serde_json::Value::Object(fields)) => fields.keys().cloned().collect(),
-            _ => Vec::new(),
+            _ => Default::default(),
         });
-        SKIPPED_WHEN_EMPTY.contains(&name) || always.iter().any(|field| field == name)
+        SKIPPED_WHEN_EMPTY.contains(&name) || always.contains(name)
     }
 
     /// The trial's key: the one place its rules live (a variant, exposure or size the trial does

@@ -10,7 +10,6 @@
 use super::planned::PlannedKeys;
 use super::trial::{StoredTrial, TrialKey};
 use serde::Deserialize;
-use serde_json::Value;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -117,39 +116,61 @@ pub fn read_trials(folder: &Path, plan: Option<&PlannedKeys>) -> std::io::Result
 }
 
 /// One line (its newline included, if any) as a stored trial, or why it is not one.
-pub fn parse_trial(line: &[u8]) -> Result<StoredTrial, String> {
+fn parse_trial(line: &[u8]) -> Result<StoredTrial, String> {
     let text = std::str::from_utf8(line).map_err(|e| {
         format!(
             "bytes that are not UTF-8 (from byte {})",
             e.valid_up_to() + 1
         )
     })?;
-    let value: Value =
-        serde_json::from_str(text.trim_end()).map_err(|e| format!("not JSON ({e})"))?;
-    let trial = StoredTrial::deserialize(&value)
-        .map_err(|e| format!("not a trial this version reads ({e})"))?;
-    let unknown: Vec<&str> = value
-        .as_object()
-        .map(|fields| {
-            fields
-                .keys()
-                .map(String::as_str)
-                .filter(|name| !StoredTrial::writes_field(name))
-                .collect()
-        })
-        .unwrap_or_default();
+    let text = text.trim_end();
+    let trial = serde_json::from_str::<StoredTrial>(text).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => format!("not a trial this version reads ({e})"),
+        _ => format!("not JSON ({e})"),
+    })?;
+    // The line is a JSON object (it read as a trial); its keys alone, without building its values.
+    let TopLevelKeys(keys) = serde_json::from_str(text).unwrap_or_default();
+    let unknown: Vec<String> = keys
+        .into_iter()
+        .filter(|name| !StoredTrial::writes_field(name))
+        .take(5)
+        .map(|name| format!("`{name}`"))
+        .collect();
     if !unknown.is_empty() {
         return Err(format!(
             "field(s) mcpick never writes: {}",
-            unknown
-                .iter()
-                .take(5)
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            unknown.join(", ")
         ));
     }
     Ok(trial)
+}
+
+/// The keys of a JSON object, its values skipped.
+#[derive(Default)]
+struct TopLevelKeys(Vec<String>);
+
+impl<'de> Deserialize<'de> for TopLevelKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = TopLevelKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<TopLevelKeys, M::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    keys.push(key);
+                }
+                Ok(TopLevelKeys(keys))
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
 }
 
 /// Reads one line into `line`, keeping at most `max` bytes of it; returns the line's whole length

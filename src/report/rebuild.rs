@@ -45,7 +45,8 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     text.push_str(&trial_count(
         stored.trials.len(),
         planned,
-        stored.set_aside.len() + stored.earlier_set_aside,
+        stored.set_aside.len(),
+        stored.earlier_set_aside,
     ));
     for line in stored.set_aside.iter().take(10) {
         text.push_str(&format!("- {} (not counted)\n", line.describe()));
@@ -103,7 +104,12 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
 
 /// The line that says how many trials the summary counts, of how many planned, and how many lines
 /// were left out.
-fn trial_count(trials: usize, planned: Option<usize>, set_aside: usize) -> String {
+fn trial_count(
+    trials: usize,
+    planned: Option<usize>,
+    set_aside: usize,
+    earlier_set_aside: usize,
+) -> String {
     let mut text = match planned {
         Some(planned) => format!("\n{trials} of {planned} planned trials"),
         None => format!("\n{trials} trials (no manifest says how many were planned)"),
@@ -116,6 +122,11 @@ fn trial_count(trials: usize, planned: Option<usize>, set_aside: usize) -> Strin
     if set_aside > 0 {
         text.push_str(&format!(
             "; {set_aside} line(s) of trials.jsonl are not this plan's trials and are not counted (moved to {SET_ASIDE_FILE} on --resume)"
+        ));
+    }
+    if earlier_set_aside > 0 {
+        text.push_str(&format!(
+            "; {earlier_set_aside} line(s) set aside earlier are in {SET_ASIDE_FILE}"
         ));
     }
     text.push_str(".\n");
