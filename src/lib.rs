@@ -7,7 +7,7 @@
 //! # Layout
 //!
 //! The layers and the path of one trial are drawn in `ARCHITECTURE.md`; no module imports one
-//! above it, no file is in an import circle (`tests/house.rs`), and none imports `cli` but
+//! above it, no file is in an import circle (`tests/integration/house.rs`), and none imports `cli` but
 //! `commands`. Top to bottom:
 //!
 //! | module | owns |

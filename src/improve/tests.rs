@@ -1,5 +1,5 @@
 //! The pure parts of `improve` on the shipped travel data: the split, the targets, the rules'
-//! wording, the checks, the overlay. The loop itself is `tests/improve.rs`.
+//! wording, the checks, the overlay. The loop itself is `tests/integration/improve.rs`.
 
 use super::overlay::Overlay;
 use super::rules::rule_wording;

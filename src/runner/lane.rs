@@ -88,31 +88,13 @@ impl RateLimiter {
         // The lock is held while waiting so requests start in the order they asked.
         let mut state = self.state.lock().await;
         if let Some(rpm) = self.requests_per_minute {
-            let now = Instant::now();
-            let start = state.next_request.max(now);
-            state.next_request = start + Duration::from_secs_f64(60.0 / f64::from(rpm));
+            let start = state.request_slot(Instant::now(), rpm);
             tokio::time::sleep_until(start).await;
         }
         if let Some(tpm) = self.tokens_per_minute {
-            // A request larger than the whole budget waits for an empty window, then goes alone.
-            let allowed = u64::from(tpm);
-            loop {
-                let now = Instant::now();
-                while state
-                    .window
-                    .front()
-                    .is_some_and(|(at, _)| now.duration_since(*at) >= Duration::from_secs(60))
-                {
-                    state.window.pop_front();
-                }
-                let used: u64 = state.window.iter().map(|(_, t)| t).sum();
-                if used == 0 || used + tokens <= allowed {
-                    break;
-                }
-                let oldest = state.window.front().map_or(now, |(at, _)| *at);
-                tokio::time::sleep_until(oldest + Duration::from_secs(60)).await;
+            while let Some(retry_at) = state.token_room(Instant::now(), tokens, tpm) {
+                tokio::time::sleep_until(retry_at).await;
             }
-            state.window.push_back((Instant::now(), tokens));
         }
     }
 
@@ -125,6 +107,37 @@ impl RateLimiter {
                 .window
                 .push_back((Instant::now(), tokens));
         }
+    }
+}
+
+impl LimiterState {
+    /// When a request asked for at `now` may start under `rpm` requests a minute, evenly spaced;
+    /// the slot is booked.
+    fn request_slot(&mut self, now: Instant, rpm: u32) -> Instant {
+        let start = self.next_request.max(now);
+        self.next_request = start + Duration::from_secs_f64(60.0 / f64::from(rpm));
+        start
+    }
+
+    /// Whether a request of `tokens` fits the last minute's window at `now` under `tpm` tokens a
+    /// minute: `None` when it does (and it is booked), else when to look again (the oldest entry
+    /// leaves the window then). A request larger than the whole budget waits for an empty window,
+    /// then goes alone.
+    fn token_room(&mut self, now: Instant, tokens: u64, tpm: u32) -> Option<Instant> {
+        while self
+            .window
+            .front()
+            .is_some_and(|(at, _)| now.duration_since(*at) >= Duration::from_secs(60))
+        {
+            self.window.pop_front();
+        }
+        let used: u64 = self.window.iter().map(|(_, t)| t).sum();
+        if used == 0 || used + tokens <= u64::from(tpm) {
+            self.window.push_back((now, tokens));
+            return None;
+        }
+        let oldest = self.window.front().map_or(now, |(at, _)| *at);
+        Some(oldest + Duration::from_secs(60))
     }
 }
 
@@ -392,25 +405,43 @@ mod tests {
         assert!(POLICY.delay(0, &limited, 0) >= Duration::from_secs(3));
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn request_limit_spaces_requests_evenly() {
-        let limiter = RateLimiter::new(Some(120), None);
-        let start = Instant::now();
-        for _ in 0..5 {
-            limiter.acquire(0).await;
+    // The limiter's schedule, checked at given instants (no clock is paused or waited on).
+    fn empty_state(now: Instant) -> LimiterState {
+        LimiterState {
+            next_request: now,
+            window: VecDeque::new(),
         }
-        // 120 per minute: one each 500 ms, the first at once.
-        assert_eq!(start.elapsed(), Duration::from_millis(2000));
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn token_limit_waits_for_the_window_to_clear() {
-        let limiter = RateLimiter::new(None, Some(1000));
-        let start = Instant::now();
-        limiter.acquire(600).await;
-        limiter.acquire(300).await;
-        assert_eq!(start.elapsed(), Duration::ZERO);
-        limiter.acquire(300).await;
-        assert_eq!(start.elapsed(), Duration::from_secs(60));
+    #[test]
+    fn request_limit_spaces_requests_evenly() {
+        let now = Instant::now();
+        let mut state = empty_state(now);
+        // 120 per minute: one each 500 ms, the first at once, asked for all at the same moment.
+        let starts: Vec<Duration> = (0..5).map(|_| state.request_slot(now, 120) - now).collect();
+        let expected: Vec<Duration> = (0..5).map(|i| Duration::from_millis(500 * i)).collect();
+        assert_eq!(starts, expected);
+        // A request asked for after the booked slots have passed starts when asked.
+        let later = now + Duration::from_secs(10);
+        assert_eq!(state.request_slot(later, 120), later);
+    }
+
+    #[test]
+    fn token_limit_waits_for_the_window_to_clear() {
+        let now = Instant::now();
+        let mut state = empty_state(now);
+        assert_eq!(state.token_room(now, 600, 1000), None);
+        assert_eq!(state.token_room(now, 300, 1000), None);
+        // 1,200 would exceed the minute's 1,000: look again when the first booking leaves the window.
+        let minute = now + Duration::from_secs(60);
+        assert_eq!(state.token_room(now, 300, 1000), Some(minute));
+        assert_eq!(state.token_room(minute, 300, 1000), None);
+        // Larger than the whole budget: goes once the window is empty, alone.
+        let later = minute + Duration::from_secs(60);
+        assert_eq!(state.token_room(later, 5000, 1000), None);
+        assert_eq!(
+            state.token_room(later, 1, 1000),
+            Some(later + Duration::from_secs(60))
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! The mutation generator of `tests/bfcl_differential.rs`: from each BFCL record's correct call,
+//! The mutation generator of `tests/integration/bfcl_differential.rs`: from each BFCL record's correct call,
 //! replies with one thing changed, each named by its kind (see that test's documentation).
 
 use mcpick::model::BfclRecord;

@@ -1,4 +1,4 @@
-"""BFCL's own verdicts on replies, for tests/bfcl_differential.rs.
+"""BFCL's own verdicts on replies, for tests/integration/bfcl_differential.rs.
 
 Reads RECORDS (JSON Lines of {id, category, function, ground_truth}) and CASES (JSON Lines of
 {case, id, replies: [[{name, arguments}]]}, `arguments` as the raw text a model sent) and writes one

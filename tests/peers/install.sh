@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the MCP clients and servers nobody here wrote, pinned, that mcpick's interoperability
 # tests drive: Node 22 and the official conformance suite, TypeScript SDK, Inspector and filesystem
-# server (npm, for tests/filesystem_server.rs), and the official
+# server (npm, for tests/integration/filesystem_server.rs), and the official
 # Python SDK, llama-cpp-python's OpenAI-compatible server, a small model and BFCL's own checker
-# (bfcl-eval, for tests/bfcl_differential.rs) (PyPI) in a virtual environment. Only package
+# (bfcl-eval, for tests/integration/bfcl_differential.rs) (PyPI) in a virtual environment. Only package
 # registries are contacted. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -23,10 +23,11 @@ if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
   fi
   # llama-cpp-python compiles llama.cpp (cmake comes from PyPI if the machine has none). Its default
   # build targets the build machine's exact CPU and crashed here in libggml-cpu; this portable x86-64
-  # build works on any AVX2 machine (about 4 minutes on 2 cores).
-  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}" \
+  # build works on any AVX2 machine. Without its multimodal library (LLAVA_BUILD: mtmd, clip and
+  # the audio decoder, which the text-only server the tests start never loads).
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF}" \
     .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-  # BFCL's own checker for tests/bfcl_differential.rs. The package declares every model SDK it can
+  # BFCL's own checker for tests/integration/bfcl_differential.rs. The package declares every model SDK it can
   # drive (torch among them); its checker needs none of them, only filelock (imported by its utils).
   .venv/bin/pip install --quiet --disable-pip-version-check --no-deps bfcl-eval==2026.3.23 filelock==3.20.0
   touch .venv/.installed

@@ -1,7 +1,7 @@
 //! A port of BFCL's `ast_checker` (`bfcl_eval/eval_checker/ast_eval/ast_checker.py`, bfcl-eval
 //! 2026.3.23), function for function and quirk for quirk — Java and JavaScript parameters read
 //! through ports of BFCL's type converters (`java_values`, `javascript_values`) — so a
-//! reply is valid here exactly when it is valid there (`tests/bfcl_differential.rs` holds the two
+//! reply is valid here exactly when it is valid there (`tests/integration/bfcl_differential.rs` holds the two
 //! against each other). Among the quirks kept: parallel calls are matched greedily, in answer order;
 //! a list's items are type-checked one level deep only; strings are normalised at the top level,
 //! in a list's items and in a dict's values, but not deeper; a dict inside a dict is compared by

@@ -6,7 +6,7 @@
 //! batch price, and a run killed with SIGKILL between submitting and collecting resumes by polling
 //! its batch: no request is submitted twice, and every trial is recorded exactly once.
 
-mod common;
+use crate::common;
 
 use common::batch_provider::BatchProvider;
 use common::hosted_run::{backend_spec, by_task, workspace_with};

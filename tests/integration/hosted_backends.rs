@@ -5,7 +5,7 @@
 //! naming its variable, and the response cache making a rerun free. No finished trial is lost.
 //! What hostile providers do is in `hostile_providers.rs`.
 
-mod common;
+use crate::common;
 
 use common::hosted_run::{backend_spec, by_task, mcpick, workspace_with};
 use common::mock_provider::{Dialect, MockProvider, TEST_KEY};

@@ -8,7 +8,7 @@
 //! rewriter never sees a held-out request; a second run of the same command resumes without
 //! asking it again; other settings in the same folder are refused.
 
-mod common;
+use crate::common;
 
 use common::rewriter_provider::{RewriteScript, RewriterProvider};
 use serde_json::{Value, json};

@@ -6,14 +6,16 @@
 //! embeddings are computed once per text and kept. The same similarity ranks tools for the
 //! `retrieve:embed:K` and `search-tool:embed` exposures (`ToolRanker`).
 
+mod bert;
+
 use super::bm25::fill_arguments;
 use super::{BackendError, Reply, ToolCallRequest, Turn, last_user_text, tool_results};
 use crate::model::Tool;
 use crate::observation::CallArguments;
 use crate::ranking::ToolRanker;
+use bert::{BertModel, Config};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -117,7 +119,7 @@ impl EmbedBackend {
         let mask = tensor(flat(&|e| e.get_attention_mask()))?;
         let hidden = self
             .model
-            .forward(&ids, &types, Some(&mask))
+            .forward(&ids, &types, &mask)
             .map_err(|e| format!("BERT forward: {e}"))?;
         // Mean over the real tokens (padding masked out), then unit length.
         let pooled = (|| {

@@ -9,7 +9,7 @@
 //! prints the agreement table by kind. A second test replays a dozen kinds through `mcpick run`
 //! (`replay:`), so the verdicts checked are the ones a real run writes.
 
-mod common;
+use crate::common;
 
 use common::bfcl_mutations::{Case, Reply, gold_calls, mutations, reply, source_text_gold};
 use mcpick::model::{BfclRecord, Expectation, ExpectedCall};

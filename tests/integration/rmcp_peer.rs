@@ -4,9 +4,9 @@
 //! Streamable HTTP — `auto` negotiating 2026-07-28 with rmcp's `server/discover`, `legacy` its
 //! `initialize` handshake — with the version spoken recorded in the toolset file.
 
-#[path = "../examples/rmcp_peer.rs"]
+#[path = "../../examples/rmcp_peer.rs"]
 #[allow(dead_code)]
-mod rmcp_peer;
+mod weather_peer;
 
 use mcpick::mcp::client::{ClientError, McpClient, Negotiation};
 use rmcp::ServiceExt;
@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 async fn in_process_session(negotiation: Negotiation) -> McpClient {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
-        let running = rmcp_peer::WeatherPeer::default()
+        let running = weather_peer::WeatherPeer::default()
             .serve(server_end)
             .await
             .expect("rmcp serves");

@@ -3,7 +3,7 @@
 //! under `run`, `sweep` and `ab`, `random` lands on the chance level its draw predicts, a sweep adds
 //! distractors to each task's own list, and files that cannot be read are clear errors.
 
-mod common;
+use crate::common;
 
 use common::read_trials;
 use mcpick::score::wilson_interval;

@@ -157,7 +157,7 @@ fn cases() -> Vec<Case> {
             ],
         },
         Case {
-            // Beside a value that can be right, a dead one is only a warning (tests/suite_checks.rs).
+            // Beside a value that can be right, a dead one is only a warning (tests/integration/suite_checks.rs).
             name: "acceptable value the schema rejects",
             files: &[
                 ("toolsets/weather.toml", TOOLSET),

@@ -2,7 +2,7 @@
 //! `--resume`d, its `trials.jsonl` holds every planned trial exactly once. The model is the OpenAI
 //! wire-format stand-in with a delay per reply, so the run is slow enough to stop midway.
 
-mod common;
+use crate::common;
 
 use common::mock_provider::{Dialect, MockProvider, TEST_KEY};
 use serde_json::Value;

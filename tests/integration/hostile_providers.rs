@@ -4,7 +4,7 @@
 //! runs every hosted backend against all of its faults at once: every planned trial recorded exactly
 //! once, no panic, no key in any file of the run folder or the response cache.
 
-mod common;
+use crate::common;
 
 use common::hosted_run::{backend_spec, by_task, workspace_with};
 use common::mock_provider::{Dialect, LONG_WAITS, MockProvider, TEST_KEY};

@@ -5,7 +5,7 @@
 //! nothing ends the trial as `no_call`, never as an error; what was searched for is recorded and
 //! never scored as a pick.
 
-mod common;
+use crate::common;
 
 use common::hosted_run::{backend_spec, by_task, mcpick, workspace_with};
 use common::mock_provider::{Dialect, MockProvider};

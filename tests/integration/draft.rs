@@ -6,7 +6,7 @@
 //! a drafter that answers garbage or hangs stops the draft with nothing written; a killed draft
 //! resumes without asking again; bad toolsets are refused by name.
 
-mod common;
+use crate::common;
 
 use common::drafter_provider::{DrafterProvider, Script};
 use serde_json::{Value, json};

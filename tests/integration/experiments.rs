@@ -3,7 +3,7 @@
 //! experiment sections in summary.json, trials.parquet read back with polars, and report.html
 //! rendered by headless Chromium with every chart and series on the page.
 
-mod common;
+use crate::common;
 
 use common::read_trials;
 use common::suggestible_provider::SuggestibleProvider;

@@ -1,0 +1,39 @@
+//! The integration tests, one module per area, linked as one test binary: thirty binaries each
+//! linking llama.cpp, polars and candle cost a cold `cargo test` minutes of linking alone. The
+//! real-model tests stay a binary of their own (`tests/local_model.rs`): they keep both cores
+//! busy for minutes, and the timing-sensitive tests here (timeouts, Ctrl-C) run beside each other,
+//! not beside them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod batch_api;
+mod bfcl_differential;
+mod cli;
+mod compare;
+mod draft;
+mod experiments;
+mod filesystem_server;
+mod formats;
+mod golden_runs;
+mod hosted_backends;
+mod hostile_folders;
+mod hostile_providers;
+mod house;
+mod importers;
+mod improve;
+mod llama_server;
+mod load_errors;
+mod mcp_modern;
+mod mcp_wire;
+mod model_fetch;
+mod peers;
+mod resume;
+mod review;
+mod rmcp_peer;
+mod robustness;
+mod run;
+mod shards;
+mod shipped_data;
+mod suite_checks;
+mod tool_search;
