@@ -45,6 +45,12 @@ fn shared_kv_cache() -> &'static Path {
     FOLDER.get_or_init(|| tempfile::tempdir().unwrap()).path()
 }
 
+/// One llama.cpp thread per model unless a test says otherwise: this binary runs two tests at once,
+/// and llama.cpp's threads wait for each other spinning, so a second thread per process on a
+/// 2-core machine only takes turns with the other test's (the sampling test took 222 s that way
+/// beside the others, ~60 s alone).
+const ONE_THREAD: [&str; 4] = ["--threads", "1", "--threads-batch", "1"];
+
 fn mcpick_command(args: &[&str], kv_cache: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
     command
@@ -54,6 +60,9 @@ fn mcpick_command(args: &[&str], kv_cache: &Path) -> Command {
         .env("MCPICK_KV_CACHE", kv_cache)
         .args(args)
         .arg("--no-progress");
+    if !args.contains(&"--threads") {
+        command.args(ONE_THREAD);
+    }
     command
 }
 
@@ -707,6 +716,10 @@ fn ctrl_c_does_not_wait_for_a_model_call_in_flight() {
             "sweep",
             // Evaluated, never restored: the prompt must still be being read at the Ctrl-C.
             "--no-kv-cache",
+            ONE_THREAD[0],
+            ONE_THREAD[1],
+            ONE_THREAD[2],
+            ONE_THREAD[3],
             "tasks/travel.toml",
             "--tag",
             "time",

@@ -24,8 +24,10 @@ if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
   # llama-cpp-python compiles llama.cpp (cmake comes from PyPI if the machine has none). Its default
   # build targets the build machine's exact CPU and crashed here in libggml-cpu; this portable x86-64
   # build works on any AVX2 machine. Without its multimodal library (LLAVA_BUILD: mtmd, clip and
-  # the audio decoder, which the text-only server the tests start never loads).
-  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF}" \
+  # the audio decoder, which the text-only server the tests start never loads), and without
+  # llama.cpp's `common` library, which the package builds and never loads
+  # (llama-cpp-python-no-common.cmake).
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=$PWD/llama-cpp-python-no-common.cmake}" \
     .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
   # BFCL's own checker for tests/integration/bfcl_differential.rs. The package declares every model SDK it can
   # drive (torch among them); its checker needs none of them, only filelock (imported by its utils).
