@@ -3,11 +3,12 @@
 # llama-cpp-sys-2 builds all of `common` (58 objects: the argument parser, chat templates and
 # parsers, the model downloader and its HTTP library, ...) for the few functions llama-cpp-2 calls
 # through the crate's `wrapper_common.cpp`: the JSON-schema-to-grammar converter and what it and
-# the wrapper's other functions (speculative decoding, parameter fitting) reach. Those are the 15
-# files kept below, found by following undefined symbols from `wrapper_common.o` through
-# `libllama-common.a` (the linker takes only those members from the archive; the rest were
-# compiled and thrown away). They cost 34 CPU-seconds to compile, the other 43 objects 143
-# (docs/build-times.md). The objects that are linked are compiled exactly as before.
+# the wrapper's other functions (speculative decoding, parameter fitting) reach: 15 objects, found
+# by following undefined symbols from `wrapper_common.o` through `libllama-common.a` (the linker
+# takes only those members from the archive; the rest were compiled and thrown away). They are the
+# 14 sources kept below and `llama-common-base`'s build-info. Compiled one at a time, they took 34
+# CPU-seconds, the other 43 objects 143 (docs/build-times.md). What is linked is compiled exactly
+# as before.
 #
 # How it gets in: llama-cpp-sys-2 passes every `CMAKE_*` environment variable to cmake as a
 # definition, `.cargo/config.toml` sets CMAKE_PROJECT_INCLUDE to this file, and cmake includes it
