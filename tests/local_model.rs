@@ -765,10 +765,6 @@ fn ctrl_c_does_not_wait_for_a_model_call_in_flight() {
             "sweep",
             // Evaluated, never restored: the prompt must still be being read at the Ctrl-C.
             "--no-kv-cache",
-            ONE_THREAD[0],
-            ONE_THREAD[1],
-            ONE_THREAD[2],
-            ONE_THREAD[3],
             "tasks/travel.toml",
             "--tag",
             "time",
@@ -788,6 +784,7 @@ fn ctrl_c_does_not_wait_for_a_model_call_in_flight() {
             "--out",
             out.path().to_str().unwrap(),
         ])
+        .args(ONE_THREAD)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
