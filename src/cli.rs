@@ -586,3 +586,73 @@ pub struct RunOptions {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000), conflicts_with = "resume")]
     pub shards: Option<u32>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The commands that take a wait in seconds, each with the flag and the other arguments
+    /// it needs to parse.
+    fn with_wait(flag: &str, value: &str) -> Vec<Vec<String>> {
+        let commands: [&[&str]; 4] = [
+            &["mcpick", "run", "s.toml", "--backend", "bm25"],
+            &["mcpick", "draft", "t.toml", "-o", "d"],
+            &["mcpick", "improve", "s.toml", "--backend", "bm25", "-o", "d"],
+            &["mcpick", "run", "s.toml", "--backend", "bm25", "--batch"],
+        ];
+        commands
+            .iter()
+            .filter(|c| flag != "--batch-poll" || c.contains(&"--batch"))
+            .filter(|c| flag == "--timeout" || c[1] == "run")
+            .map(|c| {
+                let mut args: Vec<String> = c.iter().map(|a| a.to_string()).collect();
+                args.extend([flag.to_string(), value.to_string()]);
+                args
+            })
+            .collect()
+    }
+
+    #[test]
+    fn waits_beyond_a_week_or_not_finite_are_refused_by_name() {
+        for value in ["inf", "1e300", "NaN", "-1", "0", "604801", "soon", ""] {
+            for args in with_wait("--timeout", value) {
+                let error = Cli::try_parse_from(&args).unwrap_err().to_string();
+                // "-1" reads as a flag to clap; every other value reaches the parser.
+                assert!(
+                    error.contains("--timeout") || value == "-1",
+                    "{args:?}: {error}"
+                );
+            }
+        }
+        for args in with_wait("--timeout", "0.5") {
+            assert!(Cli::try_parse_from(&args).is_ok(), "{args:?}");
+        }
+        assert!(Cli::try_parse_from(&with_wait("--max-retry-wait", "0")[0]).is_ok());
+        assert!(Cli::try_parse_from(&with_wait("--max-retry-wait", "inf")[0]).is_err());
+        assert!(Cli::try_parse_from(&with_wait("--batch-poll", "1e300")[0]).is_err());
+    }
+
+    proptest! {
+        /// Whatever number is given, a wait that parses fits in a `Duration`.
+        #[test]
+        fn any_wait_that_parses_is_a_duration(value in prop_oneof![
+            any::<f64>().prop_map(|x| x.to_string()),
+            (-10i64..700_000).prop_map(|x| x.to_string()),
+            any::<f64>().prop_map(|x| format!("{x:e}")),
+        ]) {
+            for args in with_wait("--timeout", &value) {
+                if let Ok(cli) = Cli::try_parse_from(&args) {
+                    let seconds = match cli.command {
+                        Command::Run(o) => o.timeout,
+                        Command::Draft(o) => o.timeout,
+                        Command::Improve(o) => o.timeout,
+                        _ => unreachable!(),
+                    };
+                    prop_assert!(std::time::Duration::try_from_secs_f64(seconds).is_ok());
+                    prop_assert!(seconds > 0.0 && seconds <= LONGEST_WAIT_SECONDS);
+                }
+            }
+        }
+    }
+}
