@@ -598,7 +598,15 @@ mod tests {
         let commands: [&[&str]; 4] = [
             &["mcpick", "run", "s.toml", "--backend", "bm25"],
             &["mcpick", "draft", "t.toml", "-o", "d"],
-            &["mcpick", "improve", "s.toml", "--backend", "bm25", "-o", "d"],
+            &[
+                "mcpick",
+                "improve",
+                "s.toml",
+                "--backend",
+                "bm25",
+                "-o",
+                "d",
+            ],
             &["mcpick", "run", "s.toml", "--backend", "bm25", "--batch"],
         ];
         commands

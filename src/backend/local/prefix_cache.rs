@@ -3,15 +3,24 @@
 //! instead of evaluating thousands of tokens again. This file owns the folder and the entry files;
 //! what goes in an entry (llama.cpp's sequence state) and when is `engine`'s business.
 //!
-//! The folder is `$MCPICK_KV_CACHE`, else `~/.cache/mcpick/kv`. Entries live in one sub-folder per
-//! key — everything besides the tokens that determines the numbers (the model file's SHA-256, the
-//! context settings, llama.cpp's build) hashed — named by the SHA-256 of their tokens. An entry is
-//! `MAGIC`, a header (its key, its tokens, the state's length and SHA-256) and the state; it is
-//! written to a temporary file, synced and renamed, so a reader sees a whole entry or none, and two
-//! processes sharing the folder at worst write the same entry twice. An entry whose magic, header,
-//! length, key or checksum is wrong is deleted with a warning and never handed to llama.cpp. The
-//! folder is kept under `$MCPICK_KV_CACHE_MAX` bytes (default 4 GiB) by deleting the least
-//! recently used entries; a restore counts as a use.
+//! The folder is `$MCPICK_KV_CACHE` (set but empty counts as unset), else `~/.cache/mcpick/kv`.
+//! Entries live in one sub-folder per key — everything besides the tokens that determines the
+//! numbers (the model file's SHA-256, the context settings, llama.cpp's build) hashed, 16 hex
+//! digits — marked as the cache's by a `KEY_MARKER` file holding the key, and are named by the
+//! SHA-256 of their tokens. An entry is `MAGIC`, a header (its key, its tokens, the state's length
+//! and SHA-256) and the state; it is written to a temporary file, synced and renamed, so a reader
+//! sees a whole entry or none, and two processes sharing the folder at worst write the same entry
+//! twice. An entry whose magic, header, length, key or checksum is wrong is deleted with a warning
+//! and never handed to llama.cpp; its claimed lengths are checked against the file and the cache's
+//! size before anything is allocated, and its state is checksummed as it streams from disk before
+//! it is read into memory. The folder is kept under `$MCPICK_KV_CACHE_MAX` bytes (default 4 GiB)
+//! by deleting the least recently used entries; a restore counts as a use.
+//!
+//! The cache owns only what it wrote: eviction, `usage`, `clear` and the sweep of temporaries
+//! left by killed writes look only in marked key folders (real folders, not links), at regular
+//! files with the names it gives (`<64 hex>.kv`, and `file_replace`'s `.<64 hex>.kv.PID-N.tmp`)
+//! that begin with `MAGIC`. Another program's files in a shared folder are neither counted nor
+//! deleted.
 
 use crate::hashing::{hex, sha256_hex};
 use sha2::{Digest, Sha256};
@@ -21,13 +30,22 @@ use std::path::{Path, PathBuf};
 /// The first bytes of every entry; the digit is the format's version.
 const MAGIC: &[u8; 10] = b"MCPICK-KV1";
 
+/// The file that marks a key folder as the cache's; it holds the key's text.
+const KEY_MARKER: &str = ".mcpick-kv-key";
+
+/// The longest header an entry may claim: its key and tokens as JSON (a million tokens of seven
+/// digits fit with room to spare).
+const MAX_HEADER_BYTES: u64 = 16 << 20;
+
 /// What the folder may hold unless `$MCPICK_KV_CACHE_MAX` says otherwise: about twenty tool-list
 /// prefixes of the default model (about 28 KiB a token).
 pub const DEFAULT_MAX_BYTES: u64 = 4 << 30;
 
-/// The cache folder: `$MCPICK_KV_CACHE`, else `~/.cache/mcpick/kv`.
+/// The cache folder: `$MCPICK_KV_CACHE`, else `~/.cache/mcpick/kv`. A variable set but empty is
+/// unset: it must not put the cache in the current folder.
 pub fn default_folder() -> PathBuf {
     std::env::var_os("MCPICK_KV_CACHE")
+        .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/mcpick/kv")))
         .unwrap_or_else(|| PathBuf::from(".mcpick-kv"))
@@ -149,7 +167,7 @@ impl PrefixCache {
     /// Reads the entry at `path` whole, checks it, and marks it used. A damaged entry is deleted
     /// and reported as `None`.
     pub fn load(&self, path: &Path) -> Option<Entry> {
-        match read_entry(path, &self.key) {
+        match read_entry(path, &self.key, self.max_bytes) {
             Ok(entry) => {
                 // Least recently used goes first: a restore is a use.
                 if let Ok(file) = std::fs::File::options().append(true).open(path) {
@@ -167,6 +185,10 @@ impl PrefixCache {
     /// Stores the state of `tokens`, then keeps the folder under its size.
     pub fn store(&self, tokens: &[i32], state: &[u8]) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.folder)?;
+        let marker = self.folder.join(KEY_MARKER);
+        if !marker.is_file() {
+            crate::file_replace::replace(&marker, self.key.as_bytes())?;
+        }
         let header = serde_json::to_vec(&Header {
             key: self.key.clone(),
             tokens: tokens.to_vec(),
@@ -200,14 +222,65 @@ fn tokens_sha256(tokens: &[i32]) -> String {
     hex(&hasher.finalize())
 }
 
+/// The entries in a key folder: regular files (not links) with the names the cache gives.
 fn entry_files(folder: &Path) -> Vec<PathBuf> {
     let Ok(read) = std::fs::read_dir(folder) else {
         return Vec::new();
     };
     read.filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| e.file_name().to_str().is_some_and(is_entry_name))
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "kv"))
         .collect()
+}
+
+/// `<64 hex>.kv`: the name `path_of` gives.
+fn is_entry_name(name: &str) -> bool {
+    name.strip_suffix(".kv")
+        .is_some_and(|hash| is_hex(hash, 64))
+}
+
+/// `.<64 hex>.kv.PID-N.tmp`: the name `file_replace` gives an entry being written.
+fn is_temporary_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((entry, writer)) = rest.rsplit_once('.') else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    is_entry_name(entry)
+        && writer
+            .split_once('-')
+            .is_some_and(|(p, n)| digits(p) && digits(n))
+}
+
+fn is_hex(text: &str, length: usize) -> bool {
+    text.len() == length && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The key folders under `root` the cache made: real folders named by 16 hex digits, holding its
+/// marker.
+fn key_folders(root: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    read.filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| e.file_name().to_str().is_some_and(|n| is_hex(n, 16)))
+        .map(|e| e.path())
+        .filter(|folder| {
+            std::fs::symlink_metadata(folder.join(KEY_MARKER)).is_ok_and(|m| m.is_file())
+        })
+        .collect()
+}
+
+/// Whether the file at `path` begins as an entry does.
+fn begins_with_magic(path: &Path) -> bool {
+    let mut opening = [0u8; MAGIC.len()];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut opening))
+        .is_ok_and(|()| &opening == MAGIC)
 }
 
 /// The header and where the state starts.
@@ -222,6 +295,11 @@ fn read_header(path: &Path) -> Result<(Header, u64), String> {
     let length = u32::from_le_bytes(opening[MAGIC.len()..].try_into().expect("4 bytes")) as u64;
     let size = file.metadata().map_err(|e| e.to_string())?.len();
     let start = opening.len() as u64 + length;
+    if length > MAX_HEADER_BYTES {
+        return Err(format!(
+            "its header claims {length} bytes, more than the {MAX_HEADER_BYTES} a header may have"
+        ));
+    }
     if start > size {
         return Err("truncated in its header".into());
     }
@@ -238,7 +316,10 @@ fn read_header(path: &Path) -> Result<(Header, u64), String> {
     Ok((header, start))
 }
 
-fn read_entry(path: &Path, key: &str) -> Result<Entry, String> {
+fn read_entry(path: &Path, key: &str, max_bytes: u64) -> Result<Entry, String> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return Err("it is not a regular file".into());
+    }
     let (header, start) = read_header(path)?;
     if header.key != key {
         return Err("it was made under other settings".into());
@@ -246,17 +327,43 @@ fn read_entry(path: &Path, key: &str) -> Result<Entry, String> {
     if path.file_stem().and_then(|s| s.to_str()) != Some(tokens_sha256(&header.tokens).as_str()) {
         return Err("its name is not the hash of its tokens".into());
     }
-    // The state alone, read once into its own buffer (a tool list's is hundreds of megabytes).
+    if header.state_bytes > max_bytes {
+        return Err(format!(
+            "its state claims {} bytes, more than the whole cache may hold ({max_bytes})",
+            header.state_bytes
+        ));
+    }
+    // The checksum first, streaming: a damaged or planted entry costs no memory.
     let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     file.seek(std::io::SeekFrom::Start(start))
         .map_err(|e| e.to_string())?;
-    let mut state = Vec::with_capacity(header.state_bytes as usize);
-    file.read_to_end(&mut state).map_err(|e| e.to_string())?;
-    if state.len() as u64 != header.state_bytes {
-        return Err("it changed while being read".into());
+    let mut hasher = Sha256::new();
+    let mut piece = vec![0u8; 1 << 20];
+    let mut left = header.state_bytes;
+    while left > 0 {
+        let n = (&mut file)
+            .take(left.min(piece.len() as u64))
+            .read(&mut piece)
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("it changed while being read".into());
+        }
+        hasher.update(&piece[..n]);
+        left -= n as u64;
     }
-    if sha256_hex(&state) != header.state_sha256 {
+    if hex(&hasher.finalize()) != header.state_sha256 {
         return Err("its checksum does not match".into());
+    }
+    // Then the state alone, read once into its own buffer (a tool list's is hundreds of
+    // megabytes).
+    file.seek(std::io::SeekFrom::Start(start))
+        .map_err(|e| e.to_string())?;
+    let mut state = Vec::with_capacity(header.state_bytes as usize);
+    file.take(header.state_bytes)
+        .read_to_end(&mut state)
+        .map_err(|e| e.to_string())?;
+    if sha256_hex(&state) != header.state_sha256 {
+        return Err("it changed while being read".into());
     }
     Ok(Entry {
         tokens: header.tokens,
@@ -264,16 +371,15 @@ fn read_entry(path: &Path, key: &str) -> Result<Entry, String> {
     })
 }
 
-/// Every entry under `root` with its size and last use, oldest first.
+/// Every entry under `root` with its size and last use, oldest first: the cache's own files
+/// only (see the module's last paragraph).
 fn all_entries(root: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
-    let Ok(folders) = std::fs::read_dir(root) else {
-        return Vec::new();
-    };
-    let mut entries: Vec<_> = folders
-        .filter_map(Result::ok)
-        .flat_map(|f| entry_files(&f.path()))
+    let mut entries: Vec<_> = key_folders(root)
+        .iter()
+        .flat_map(|folder| entry_files(folder))
+        .filter(|path| begins_with_magic(path))
         .filter_map(|path| {
-            let metadata = std::fs::metadata(&path).ok()?;
+            let metadata = std::fs::symlink_metadata(&path).ok()?;
             Some((path, metadata.len(), metadata.modified().ok()?))
         })
         .collect();
@@ -301,22 +407,22 @@ pub fn evict(root: &Path, max_bytes: u64) {
     }
 }
 
+/// The temporary files of entry writes older than `age`, in the cache's key folders.
 fn remove_stale_temporaries(root: &Path, age: std::time::Duration) {
-    let Ok(folders) = std::fs::read_dir(root) else {
-        return;
-    };
-    for folder in folders.filter_map(Result::ok) {
-        let Ok(files) = std::fs::read_dir(folder.path()) else {
+    for folder in key_folders(root) {
+        let Ok(files) = std::fs::read_dir(&folder) else {
             continue;
         };
         for file in files.filter_map(Result::ok) {
+            let ours = file.file_name().to_str().is_some_and(is_temporary_name)
+                && file.file_type().is_ok_and(|t| t.is_file());
             let stale = file
                 .metadata()
                 .and_then(|m| m.modified())
                 .ok()
                 .and_then(|t| t.elapsed().ok())
                 .is_some_and(|elapsed| elapsed > age);
-            if file.file_name().to_string_lossy().ends_with(".tmp") && stale {
+            if ours && stale {
                 let _ = std::fs::remove_file(file.path());
             }
         }

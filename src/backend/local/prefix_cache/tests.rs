@@ -175,3 +175,163 @@ fn sizes_parse_with_binary_units() {
     assert_eq!(parse_size(""), None);
     assert_eq!(parse_size("99999999999G"), None);
 }
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                found.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn in_a_shared_folder_only_the_caches_own_files_are_counted_or_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    let plant = |relative: &str, bytes: &[u8]| {
+        let path = root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        std::fs::File::options()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    };
+    // Another program's files: temporaries an hour old, `.kv` files in its folders, one even in a
+    // folder named like a key folder but without the cache's marker, and one in a marked folder
+    // under a name the cache never gives.
+    let hash = "ab".repeat(32);
+    plant("editor/notes.txt.tmp", b"unsaved work");
+    plant("session.tmp", b"another program's");
+    plant("other-app/index.kv", b"MCPICK-KV1 looks like ours");
+    plant(
+        &format!("0123456789abcdef/{hash}.kv"),
+        b"MCPICK-KV1 not marked",
+    );
+    plant(
+        &format!("0123456789abcdef/.{hash}.kv.1-1.tmp"),
+        b"not marked either",
+    );
+    let before = snapshot(root);
+    let cache = PrefixCache::new(root, "k", 1);
+    plant(
+        &format!(
+            "{}/notes.kv",
+            cache.folder.file_name().unwrap().to_str().unwrap()
+        ),
+        b"x",
+    );
+    let before_with_note = snapshot(root);
+    // A tiny cache: every store evicts everything of its own.
+    cache.store(&[1, 2, 3], &state(5_000, 1)).unwrap();
+    cache.store(&[4, 5, 6], &state(5_000, 2)).unwrap();
+    assert_eq!(usage(root).0, 0, "the cache's own entries were evicted");
+    let cache = PrefixCache::new(root, "k", DEFAULT_MAX_BYTES);
+    cache.store(&[7], &state(100, 3)).unwrap();
+    // An entry killed mid-write an hour ago is the cache's to sweep.
+    let killed = cache.folder.join(format!(".{hash}.kv.99-0.tmp"));
+    std::fs::write(&killed, b"half").unwrap();
+    std::fs::File::options()
+        .append(true)
+        .open(&killed)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    evict(root, DEFAULT_MAX_BYTES);
+    assert!(!killed.exists());
+    assert_eq!(usage(root).0, 1);
+    assert_eq!(clear(root).unwrap(), 1);
+    let after: Vec<_> = snapshot(root)
+        .into_iter()
+        .filter(|(path, _)| !path.ends_with(KEY_MARKER))
+        .collect();
+    assert_eq!(after, before_with_note);
+    assert!(before.iter().all(|file| after.contains(file)));
+}
+
+#[test]
+fn claimed_lengths_are_checked_before_anything_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PrefixCache::new(dir.path(), "key", 512 << 20);
+    let tokens = [1, 2, 3];
+    cache.store(&tokens, &state(100, 1)).unwrap();
+    let path = cache.path_of(&tokens);
+    // A header that claims a gigabyte, in a file that is that long (sparse).
+    let mut claim = MAGIC.to_vec();
+    claim.extend((1u32 << 30).to_le_bytes());
+    std::fs::write(&path, &claim).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(1 << 31)
+        .unwrap();
+    assert!(cache.longest_prefix(&tokens, 0).is_none());
+    assert!(!path.exists(), "deleted as unusable");
+    // A state of 768 MiB claimed in a sparse file of that size: refused by the cache's own size
+    // before a byte of it is read.
+    let header = serde_json::to_vec(&Header {
+        key: "key".into(),
+        tokens: tokens.to_vec(),
+        state_bytes: 3 << 28,
+        state_sha256: "00".repeat(32),
+    })
+    .unwrap();
+    let write_claim = |path: &Path| {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend((header.len() as u32).to_le_bytes());
+        bytes.extend(&header);
+        std::fs::write(path, &bytes).unwrap();
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_len(bytes.len() as u64 + (3 << 28)).unwrap();
+    };
+    write_claim(&path);
+    let started = std::time::Instant::now();
+    assert!(cache.load(&path).is_none());
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    // Under a cache large enough to hold it, the checksum streams and fails without the state
+    // ever being held in memory.
+    let roomy = PrefixCache::new(dir.path(), "key", 4 << 30);
+    write_claim(&path);
+    let peak = || {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+                line.split_whitespace().nth(1)?.parse::<u64>().ok()
+            })
+            .map(|kib| kib << 10)
+    };
+    let before = peak();
+    assert!(roomy.load(&path).is_none());
+    if let (Some(before), Some(after)) = (before, peak()) {
+        assert!(
+            after < before + (512 << 20),
+            "peak memory rose from {before} to {after} bytes"
+        );
+    }
+    // A link in the cache's folder is not an entry, whatever it points at.
+    let target = dir.path().join("elsewhere.kv");
+    cache.store(&[9], &state(100, 9)).unwrap();
+    std::fs::rename(cache.path_of(&[9]), &target).unwrap();
+    std::os::unix::fs::symlink(&target, cache.path_of(&[9])).unwrap();
+    assert!(cache.longest_prefix(&[9], 0).is_none());
+    assert!(cache.load(&cache.path_of(&[9])).is_none());
+    assert!(
+        target.exists(),
+        "the file a link points at is never deleted"
+    );
+}
