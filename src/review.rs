@@ -1,13 +1,19 @@
 //! The review of drafted tasks: a suite folder's task file (`tasks_file`, as `mcpick draft` writes
 //! it) read as records, the pending ones (`review = "draft"` or `"doubtful"`) found, and each
-//! decision written back at once, whole (temporary file, sync, rename), so a review that is quit or
-//! killed keeps every decision made and a later one goes on with what is left. Accepted tasks say
-//! `review = "accepted"`; rejected ones move to `rejected.jsonl` beside the task file; an edited one
-//! replaces the record only if the suite still loads without errors. No terminal here: the command
-//! (`commands::review`) asks the questions.
+//! decision written back at once. The file on disk is the truth, not a copy in memory: a person
+//! may edit it in another window while a question waits. So each decision re-reads the file under
+//! a lock (`.review.lock` beside it, against a second `review` or a `draft` into the same folder),
+//! finds the record exactly as it was shown — by its whole content, not its id, so two tasks that
+//! share an id are two tasks — changes that one line and nothing else (every other line is kept
+//! byte for byte), and replaces the file whole (temporary file, sync, rename) only if it is still
+//! what was read. A record that changed since it was shown is not decided on: the reviewer is
+//! shown it again. Accepted tasks say `review = "accepted"`; rejected ones move to
+//! `rejected.jsonl` beside the task file; an edited one replaces the record only if the suite
+//! still loads without errors. No terminal here: the command (`commands::review`) asks.
 
 use crate::file_replace::replace;
 use crate::load::Workspace;
+use crate::untrusted_text::shown;
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,11 +22,37 @@ use std::path::{Path, PathBuf};
 pub struct ReviewFile {
     pub suite: PathBuf,
     pub tasks_file: PathBuf,
-    records: Vec<Map<String, Value>>,
+}
+
+/// A record of the task file.
+pub type Record = Map<String, Value>;
+
+/// What a reviewer decided about one record.
+#[derive(Debug, Clone)]
+pub enum Decision {
+    Accept,
+    Reject,
+    /// Replace it with this record (an edit); kept only if the suite still loads.
+    Replace(Record),
+}
+
+/// What became of a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decided {
+    Done,
+    /// The record is not in the file as it was shown (edited or removed meanwhile): nothing was
+    /// written.
+    Changed,
+}
+
+/// The task file as read: each line's text, and its record where it is one.
+struct Lines {
+    bytes: Vec<u8>,
+    lines: Vec<(String, Option<Record>)>,
 }
 
 impl ReviewFile {
-    /// Opens the suite in `dir` (or the suite file `dir` names) and its task file.
+    /// Opens the suite in `dir` (or the suite file `dir` names) and checks its task file reads.
     pub fn open(dir: &Path) -> Result<ReviewFile, String> {
         let suite = if dir.is_dir() {
             dir.join("suite.toml")
@@ -42,123 +74,210 @@ impl ReviewFile {
             ));
         };
         let tasks_file = suite.parent().unwrap_or(Path::new(".")).join(tasks_file);
-        let text = std::fs::read_to_string(&tasks_file)
-            .map_err(|e| format!("{}: {e}", tasks_file.display()))?;
-        let mut records = Vec::new();
-        for (k, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(line) {
-                Ok(Value::Object(record)) => records.push(record),
-                _ => {
-                    return Err(format!(
-                        "{}:{}: not a task record (a JSON object); fix the line, `mcpick validate` says more",
-                        tasks_file.display(),
-                        k + 1
-                    ));
-                }
-            }
+        let file = ReviewFile { suite, tasks_file };
+        file.records()?;
+        Ok(file)
+    }
+
+    fn read(&self) -> Result<Lines, String> {
+        let bytes = std::fs::read(&self.tasks_file)
+            .map_err(|e| format!("{}: {e}", self.tasks_file.display()))?;
+        let text = String::from_utf8_lossy(&bytes);
+        let lines = text
+            .lines()
+            .map(|line| {
+                let record = match serde_json::from_str::<Value>(line) {
+                    Ok(Value::Object(record)) => Some(record),
+                    _ => None,
+                };
+                (line.to_string(), record)
+            })
+            .collect();
+        Ok(Lines { bytes, lines })
+    }
+
+    /// Every record now on disk.
+    pub fn records(&self) -> Result<Vec<Record>, String> {
+        self.read()?.records(&self.tasks_file)
+    }
+
+    /// The records nobody has decided on yet, as they are on disk now, doubtful ones first.
+    pub fn pending(&self) -> Result<Vec<Record>, String> {
+        let mut pending: Vec<Record> = self
+            .records()?
+            .into_iter()
+            .filter(|r| matches!(state(r), Some("draft" | "doubtful")))
+            .collect();
+        pending.sort_by_key(|r| state(r) != Some("doubtful"));
+        Ok(pending)
+    }
+
+    /// Ids that more than one record has, each once.
+    pub fn shared_ids(&self) -> Result<Vec<String>, String> {
+        let mut seen = std::collections::BTreeMap::<String, usize>::new();
+        for record in self.records()? {
+            *seen.entry(id_of(&record).to_string()).or_default() += 1;
         }
-        Ok(ReviewFile {
-            suite,
-            tasks_file,
-            records,
+        Ok(seen
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(id, _)| id)
+            .collect())
+    }
+
+    /// The record `shown` is now: itself if it is still in the file as shown; else, if the
+    /// person edited it meanwhile, the one pending record with its id; else none (decided or
+    /// removed elsewhere).
+    pub fn current(&self, shown: &Record) -> Result<Option<Record>, String> {
+        let records = self.records()?;
+        if records.contains(shown) {
+            return Ok(Some(shown.clone()));
+        }
+        let mut same_id = records
+            .into_iter()
+            .filter(|r| id_of(r) == id_of(shown) && matches!(state(r), Some("draft" | "doubtful")));
+        Ok(match (same_id.next(), same_id.next()) {
+            (Some(record), None) => Some(record),
+            _ => None,
         })
     }
 
-    /// The positions of the records nobody has accepted yet, doubtful ones first.
-    pub fn pending(&self) -> Vec<usize> {
-        let state = |k: usize| self.records[k].get("review").and_then(Value::as_str);
-        let mut pending: Vec<usize> = (0..self.records.len())
-            .filter(|&k| matches!(state(k), Some("draft" | "doubtful")))
-            .collect();
-        pending.sort_by_key(|&k| state(k) != Some("doubtful"));
-        pending
-    }
-
-    pub fn record(&self, position: usize) -> &Map<String, Value> {
-        &self.records[position]
-    }
-
-    pub fn len(&self) -> usize {
-        self.records.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
-
-    /// Marks a record accepted, and saves.
-    pub fn accept(&mut self, position: usize) -> std::io::Result<()> {
-        self.records[position].insert("review".into(), Value::String("accepted".into()));
-        self.save()
-    }
-
-    /// Moves a record to `rejected.jsonl` beside the task file, and saves. Positions after it
-    /// move up by one.
-    pub fn reject(&mut self, position: usize) -> std::io::Result<()> {
-        let record = self.records.remove(position);
-        let rejected = self.tasks_file.with_file_name("rejected.jsonl");
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&rejected)?;
-        writeln!(file, "{}", Value::Object(record.clone()))?;
-        file.sync_data()?;
-        if let Err(e) = self.save() {
-            self.records.insert(position, record);
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    /// Replaces a record with an edited one, if it is a JSON object with an `id` and the suite
-    /// still loads without errors; otherwise the record stays as it was and the errors are returned.
-    pub fn replace_record(&mut self, position: usize, edited: &str) -> Result<(), String> {
-        let record = match serde_json::from_str::<Value>(edited) {
-            Ok(Value::Object(record)) if record.get("id").is_some_and(Value::is_string) => record,
-            Ok(_) => return Err("the edited task is not a JSON object with an \"id\"".into()),
-            Err(e) => return Err(format!("the edited task is not JSON: {e}")),
-        };
-        let previous = std::mem::replace(&mut self.records[position], record);
-        let checked = self.save().map_err(|e| e.to_string()).and_then(|()| {
-            let workspace = Workspace::load(std::slice::from_ref(&self.suite));
-            let errors: Vec<String> = workspace
-                .error_diagnostics()
-                .map(|d| d.to_string())
-                .collect();
-            if errors.is_empty() {
-                Ok(())
-            } else {
-                Err(errors.join("\n"))
+    /// Applies `decision` to the record `shown`, as it is on disk now.
+    pub fn decide(&self, shown: &Record, decision: &Decision) -> Result<Decided, String> {
+        let _lock = self.lock()?;
+        let decided = self.decide_locked(shown, decision)?;
+        if let (Decided::Done, Decision::Replace(edited)) = (&decided, decision) {
+            let errors = self.load_errors();
+            if !errors.is_empty() {
+                // The edit goes back out the way it came in: other lines changed meanwhile stay.
+                self.decide_locked(edited, &Decision::Replace(shown.clone()))?;
+                return Err(errors.join("\n"));
             }
-        });
-        if checked.is_err() {
-            self.records[position] = previous;
-            self.save().map_err(|e| e.to_string())?;
         }
-        checked
+        Ok(decided)
     }
 
-    fn save(&self) -> std::io::Result<()> {
-        let mut text = String::new();
-        for record in &self.records {
-            text.push_str(&Value::Object(record.clone()).to_string());
+    fn decide_locked(&self, shown: &Record, decision: &Decision) -> Result<Decided, String> {
+        let lines = self.read()?;
+        if let Some((k, _)) = lines
+            .lines
+            .iter()
+            .enumerate()
+            .find(|(_, (text, r))| r.is_none() && !text.trim().is_empty())
+        {
+            return Err(format!(
+                "{}:{}: not a task record (a JSON object) now; fix the line, then decide again",
+                self.tasks_file.display(),
+                k + 1
+            ));
+        }
+        let Some(position) = lines
+            .lines
+            .iter()
+            .position(|(_, record)| record.as_ref() == Some(shown))
+        else {
+            return Ok(Decided::Changed);
+        };
+        let mut kept: Vec<String> = Vec::with_capacity(lines.lines.len());
+        for (k, (text, _)) in lines.lines.iter().enumerate() {
+            if k != position {
+                kept.push(text.clone());
+                continue;
+            }
+            match decision {
+                Decision::Accept => {
+                    let mut record = shown.clone();
+                    record.insert("review".into(), Value::String("accepted".into()));
+                    kept.push(Value::Object(record).to_string());
+                }
+                Decision::Replace(record) => kept.push(Value::Object(record.clone()).to_string()),
+                Decision::Reject => {}
+            }
+        }
+        if matches!(decision, Decision::Reject) {
+            let rejected = self.tasks_file.with_file_name("rejected.jsonl");
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&rejected)
+                .map_err(|e| format!("{}: {e}", rejected.display()))?;
+            writeln!(file, "{}", lines.lines[position].0)
+                .and_then(|()| file.sync_data())
+                .map_err(|e| format!("{}: {e}", rejected.display()))?;
+        }
+        let mut text = kept.join("\n");
+        if !text.is_empty() {
             text.push('\n');
         }
+        // Still what was read: a save from an editor in the meantime is not overwritten.
+        let now = std::fs::read(&self.tasks_file)
+            .map_err(|e| format!("{}: {e}", self.tasks_file.display()))?;
+        if now != lines.bytes {
+            return Ok(Decided::Changed);
+        }
         replace(&self.tasks_file, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", self.tasks_file.display()))?;
+        Ok(Decided::Done)
+    }
+
+    fn load_errors(&self) -> Vec<String> {
+        Workspace::load(std::slice::from_ref(&self.suite))
+            .error_diagnostics()
+            .map(|d| d.to_string())
+            .collect()
+    }
+
+    /// The folder's review lock, held while a decision is written.
+    fn lock(&self) -> Result<std::fs::File, String> {
+        let path = self.tasks_file.with_file_name(".review.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        file.lock()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(file)
     }
 }
 
+impl Lines {
+    fn records(self, path: &Path) -> Result<Vec<Record>, String> {
+        self.lines
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (text, _))| !text.trim().is_empty())
+            .map(|(k, (_, record))| {
+                record.ok_or_else(|| {
+                    format!(
+                        "{}:{}: not a task record (a JSON object); fix the line, `mcpick validate` says more",
+                        path.display(),
+                        k + 1
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+fn state(record: &Record) -> Option<&str> {
+    record.get("review").and_then(Value::as_str)
+}
+
+fn id_of(record: &Record) -> &str {
+    record.get("id").and_then(Value::as_str).unwrap_or("")
+}
+
 /// A record as the reviewer sees it: id and state, the request, what is expected, what the
-/// offline pickers chose.
-pub fn describe(record: &Map<String, Value>) -> String {
-    let text = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or("");
+/// offline pickers chose — every piece with control and bidirectional characters escaped (a
+/// request must not rewrite the screen it is shown on) and cut to a readable length.
+pub fn describe(record: &Record) -> String {
+    let text = |key: &str| shown(record.get(key).and_then(Value::as_str).unwrap_or(""), 2000);
     let mut lines = vec![format!("{} ({})", text("id"), text("review"))];
     lines.push(format!("  request:  {}", text("prompt")));
     let expected = match (record.get("expect"), record.get("expect_no_call")) {
-        (Some(expect), _) => expect.to_string(),
+        (Some(expect), _) => shown(&expect.to_string(), 2000),
         (None, Some(Value::Bool(true))) => "no tool call".into(),
         _ => "(see the record)".into(),
     };
@@ -171,7 +290,13 @@ pub fn describe(record: &Map<String, Value>) -> String {
     {
         let picks: Vec<String> = picks
             .iter()
-            .map(|(picker, pick)| format!("{picker} → {}", pick.as_str().unwrap_or("?")))
+            .map(|(picker, pick)| {
+                format!(
+                    "{} → {}",
+                    shown(picker, 100),
+                    shown(pick.as_str().unwrap_or("?"), 100)
+                )
+            })
             .collect();
         lines.push(format!("  picked:   {}", picks.join(", ")));
     }
