@@ -18,7 +18,13 @@ pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    std::fs::create_dir_all(&options.out)?;
+    // Before anything is written: a folder draft did not write is never written into (a live
+    // server's snapshot would land in it too), and the work folder marks the folder as draft's.
+    if let Err(message) = crate::draft::folder::check_folder(&options.out) {
+        writeln!(out, "mcpick draft: {message}")?;
+        return Ok(ExitStatus::InvalidInput);
+    }
+    std::fs::create_dir_all(options.out.join(crate::draft::folder::WORK_FOLDER))?;
     let (toolset, toolset_file) = match resolve_toolset(&options, &runtime, out)? {
         Ok(found) => found,
         Err(message) => {
@@ -68,7 +74,7 @@ pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<
         },
         seed: options.seed,
         out: options.out.clone(),
-        timeout: Duration::from_secs_f64(options.timeout.max(1.0)),
+        timeout: Duration::try_from_secs_f64(options.timeout.max(1.0)).unwrap_or(Duration::MAX),
         agreement,
         progress: !options.no_progress,
     };

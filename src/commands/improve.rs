@@ -52,7 +52,7 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
         seed: options.seed,
         out: options.out.clone(),
         run,
-        timeout: Duration::from_secs_f64(options.timeout.max(1.0)),
+        timeout: Duration::try_from_secs_f64(options.timeout.max(1.0)).unwrap_or(Duration::MAX),
         progress: !options.no_progress,
     };
     eprintln!(

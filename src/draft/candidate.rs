@@ -42,6 +42,9 @@ pub enum Fate {
 /// Why a candidate was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DropReason {
+    /// It is not what a person types: longer than `MAX_REQUEST_CHARS`, or holding control,
+    /// bidirectional or invisible characters.
+    Form,
     /// It names its tool, a distinctive word of the name, or a parameter as an identifier.
     Leakage,
     /// Its expected call breaks the tool's schema.
@@ -56,7 +59,8 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
+        DropReason::Form,
         DropReason::Leakage,
         DropReason::Schema,
         DropReason::Unsupported,
@@ -66,6 +70,7 @@ impl DropReason {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            DropReason::Form => "form",
             DropReason::Leakage => "leakage",
             DropReason::Schema => "schema",
             DropReason::Unsupported => "unsupported",
@@ -73,6 +78,43 @@ impl DropReason {
             DropReason::Invalid => "invalid",
         }
     }
+}
+
+/// The longest request a drafted task may have: a person typing one request to an assistant
+/// writes a few sentences, not pages.
+pub const MAX_REQUEST_CHARS: usize = 2000;
+
+/// Why a request is not one a person types, if it is not: too long, or holding characters that
+/// move the cursor, reverse the text or show as nothing.
+pub fn form_problem(request: &str) -> Option<String> {
+    let length = request.chars().count();
+    if length > MAX_REQUEST_CHARS {
+        return Some(format!(
+            "{length} characters, more than a person types in one request ({MAX_REQUEST_CHARS})"
+        ));
+    }
+    let hidden = crate::untrusted_text::hidden_characters(request);
+    // A joiner and an emoji presentation selector belong inside emoji; other invisible
+    // characters disguise words.
+    let mut found = hidden;
+    for c in request.chars() {
+        let disguising = crate::untrusted_text::invisible(c) && c != '\u{200d}' && c != '\u{fe0f}';
+        if disguising && !found.contains(&c) {
+            found.push(c);
+        }
+    }
+    let named: Vec<String> = found
+        .iter()
+        .take(5)
+        .map(|c| format!("U+{:04X}", *c as u32))
+        .collect();
+    if !named.is_empty() {
+        return Some(format!(
+            "it holds control, bidirectional or invisible characters ({}), which no person types",
+            named.join(", ")
+        ));
+    }
+    None
 }
 
 impl Candidate {

@@ -1,5 +1,5 @@
 //! Near-duplicate drafted requests, of which one is kept: the same after normalisation (case,
-//! punctuation and spacing aside), or — when sentence embeddings are at hand — a cosine similarity of
+//! punctuation, spacing, invisible characters and look-alike letters aside), or — when sentence embeddings are at hand — a cosine similarity of
 //! their MiniLM embeddings (the `embed` baseline's model) of at least `NEAR_DUPLICATE_COSINE`. A
 //! model asked for several requests often writes one twice with a word changed; two such tasks
 //! would count one judgement twice. Pure: the embeddings are computed by the caller.
@@ -47,8 +47,10 @@ pub fn duplicates_of(
     found
 }
 
-fn normalise(text: &str) -> String {
-    text.to_lowercase()
+/// The text as the checks read it (`untrusted_text::folded`: a disguise is no new request), its
+/// words apart from punctuation and spacing.
+pub(super) fn normalise(text: &str) -> String {
+    crate::untrusted_text::folded(text)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()

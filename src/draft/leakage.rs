@@ -1,14 +1,18 @@
 //! Leakage: whether a drafted request gives its tool away by name. A request leaks when it holds the
-//! tool's name (case- and separator-insensitive: `get_weather`, `Get Weather`, `getWeather`), a
-//! distinctive word of the name (one no other tool's name has and that is not common English), or a
-//! parameter's name written as an identifier (`start_date`, `startDate`; `start-date` and a one-word
-//! parameter such as `city` are ordinary English). A picker that matched words would find such a request too easily,
-//! so it says nothing about how well the tool is described. Pure.
+//! tool's name (case- and separator-insensitive: `get_weather`, `Get Weather`, `getWeather`,
+//! `gEt_WeAtHeR`), a distinctive word of the name (one no other tool's name has and that is not
+//! common English), or a parameter's name written as an identifier (`start_date`, `startDate`;
+//! `start-date` and a one-word parameter such as `city` are ordinary English). A picker that
+//! matched words would find such a request too easily, so it says nothing about how well the tool
+//! is described. Both sides are compared as `untrusted_text::folded` reads them, so a name
+//! disguised by zero-width characters, a soft hyphen, look-alike letters from another script
+//! (Cyrillic `е`), fullwidth or mathematical letters leaks all the same. Pure.
 //!
 //! "Common English" is the 10,000 most frequent English words (letters only) of wordfreq 3.1.1 (Robyn Speer et
 //! al., <https://github.com/rspeer/wordfreq>; its data is CC BY-SA 4.0), in `common_english.txt`.
 
 pub use crate::lint::name_tokens as identifier_words;
+use crate::untrusted_text;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
@@ -42,25 +46,36 @@ pub fn leaked_words(
     parameters: &[String],
 ) -> Vec<String> {
     let mut found = Vec::new();
-    // The request's words, as whitespace and punctuation separate them (identifiers kept whole) and
-    // as identifier words.
-    let tokens: Vec<&str> = request
+    // The request as it is seen (invisible characters gone, compatibility forms unified, case
+    // kept for the identifier splitter), cut into words as whitespace and punctuation separate
+    // them (identifiers kept whole), then each folded.
+    let visible = untrusted_text::visible(request);
+    let tokens: Vec<&str> = visible
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
         .filter(|t| !t.is_empty())
         .collect();
-    let words: Vec<String> = tokens.iter().flat_map(|t| identifier_words(t)).collect();
-    let name_words = identifier_words(tool);
+    let words: Vec<String> = tokens
+        .iter()
+        .flat_map(|t| identifier_words(t))
+        .map(|w| untrusted_text::folded(&w))
+        .collect();
+    let name_words: Vec<String> = identifier_words(tool)
+        .iter()
+        .map(|w| untrusted_text::folded(w))
+        .collect();
     let compact_name: String = name_words.concat();
     let name_in_words = !name_words.is_empty()
         && words
             .windows(name_words.len())
             .any(|window| window == name_words.as_slice());
-    let name_as_one_word = words.contains(&compact_name);
+    // The name as one word, whatever its case or separators: `GETWEATHER`, `gEt_WeAtHeR`.
+    let name_as_one_word = tokens.iter().any(|t| compact(t) == compact_name);
     if name_in_words || name_as_one_word {
         found.push(tool.to_string());
     }
     for word in distinctive_words(tool, all_tools) {
-        if words.iter().any(|w| same_word(w, &word)) && !found.contains(&word) {
+        let folded_word = untrusted_text::folded(&word);
+        if words.iter().any(|w| same_word(w, &folded_word)) && !found.contains(&word) {
             found.push(word);
         }
     }
@@ -69,18 +84,26 @@ pub fn leaked_words(
         if parameter_words.len() < 2 {
             continue;
         }
-        let compact = parameter_words.concat();
+        let compact_parameter = untrusted_text::folded(&parameter_words.concat());
         let written = tokens.iter().any(|token| {
             // `check-in` is English; `check_in` and `checkIn` are code.
             let identifier_shaped =
                 token.contains('_') || token.chars().skip(1).any(char::is_uppercase);
-            identifier_shaped && identifier_words(token).concat() == compact
+            identifier_shaped && compact(token) == compact_parameter
         });
         if written {
             found.push(parameter.clone());
         }
     }
     found
+}
+
+/// A word folded with its separators left out: what an identifier is, however it is written.
+fn compact(token: &str) -> String {
+    untrusted_text::folded(token)
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect()
 }
 
 /// The same word, or its plural.
@@ -150,6 +173,44 @@ mod tests {
     }
 
     #[test]
+    fn a_disguised_name_leaks_all_the_same() {
+        for request in [
+            "call get\u{200b}_weather for Oslo",
+            "call get_wea\u{00ad}ther for Oslo",
+            "call g\u{0435}t_w\u{0435}ather for Oslo",
+            "call ｇｅｔ＿ｗｅａｔｈｅｒ for Oslo",
+            "call 𝐠𝐞𝐭_𝐰𝐞𝐚𝐭𝐡𝐞𝐫 for Oslo",
+            "call gEt_WeAtHeR for Oslo",
+            "call get\u{2060}weather for Oslo",
+        ] {
+            assert_eq!(
+                leaked_words(request, "get_weather", TOOLS, &[]),
+                ["get_weather"],
+                "{request:?}"
+            );
+        }
+        assert_eq!(
+            leaked_words(
+                "Set the th\u{0435}rm\u{043e}stat to eco",
+                "set_thermostat_mode",
+                TOOLS,
+                &[]
+            ),
+            ["thermostat"]
+        );
+        let parameters = ["start_date".to_string()];
+        assert_eq!(
+            leaked_words(
+                "from st\u{0430}rt_d\u{0430}te on",
+                "get_weather_forecast",
+                TOOLS,
+                &parameters
+            ),
+            ["start_date"]
+        );
+    }
+
+    #[test]
     fn parameter_names_leak_only_as_identifiers() {
         let parameters = ["start_date".to_string(), "city".to_string()];
         let leaked = |r: &str| leaked_words(r, "get_weather_forecast", TOOLS, &parameters);
@@ -157,5 +218,47 @@ mod tests {
         assert_eq!(leaked("weather, startDate tomorrow"), ["start_date"]);
         assert!(leaked("weather from the start date of my trip in this city").is_empty());
         assert!(leaked("weather from my start-date on").is_empty());
+    }
+
+    /// One way of disguising a character of a name.
+    fn disguise(c: char, how: u8) -> String {
+        let homoglyph = match c {
+            'a' => '\u{0430}',
+            'e' => '\u{0435}',
+            'o' => '\u{043e}',
+            'p' => '\u{0440}',
+            'c' => '\u{0441}',
+            'x' => '\u{0445}',
+            'y' => '\u{0443}',
+            'i' => '\u{0456}',
+            other => other,
+        };
+        match how % 6 {
+            0 => c.to_string(),
+            1 => format!("{c}\u{200b}"),
+            2 => format!("{c}\u{00ad}"),
+            3 => homoglyph.to_string(),
+            // Fullwidth forms of ASCII sit 0xFEE0 above it.
+            4 if c.is_ascii_graphic() => char::from_u32(c as u32 + 0xFEE0).unwrap().to_string(),
+            _ => c.to_uppercase().to_string(),
+        }
+    }
+
+    proptest::proptest! {
+        /// However a tool's name is disguised character by character, it leaks.
+        #[test]
+        fn any_disguise_of_the_name_leaks(
+            tool in proptest::sample::select(TOOLS),
+            hows in proptest::collection::vec(0u8..6, 30),
+        ) {
+            let disguised: String = tool
+                .chars()
+                .zip(hows.iter().cycle())
+                .map(|(c, how)| disguise(c, *how))
+                .collect();
+            let request = format!("please run {disguised} for Oslo tomorrow");
+            let leaked = leaked_words(&request, tool, TOOLS, &[]);
+            proptest::prop_assert!(leaked.contains(&tool.to_string()), "{request:?}: {leaked:?}");
+        }
     }
 }

@@ -13,6 +13,7 @@ mod asks;
 mod candidate;
 mod drafter;
 mod duplicates;
+pub mod folder;
 mod journal;
 pub mod leakage;
 mod output;
@@ -76,6 +77,8 @@ pub async fn draft(
 ) -> Result<DraftOutcome, String> {
     let started = Instant::now();
     let toolset = &settings.toolset;
+    folder::check_folder(&settings.out)?;
+    let earlier = folder::EarlierTasks::read(&settings.out)?;
     check_toolset(toolset, &settings.toolset_file)?;
     let drafter = Drafter::load(
         &settings.drafter,
@@ -85,7 +88,7 @@ pub async fn draft(
     )?;
     let asks = asks(toolset, settings.counts);
     let template = template_hash();
-    let work_dir = settings.out.join(".draft");
+    let work_dir = settings.out.join(folder::WORK_FOLDER);
     let fingerprint = sha256_hex(
         serde_json::json!({
             "tools": toolset.tools, "drafter": drafter.id, "model": drafter.model,
@@ -166,6 +169,11 @@ pub async fn draft(
         return Err("the drafter wrote no requests; nothing was written".into());
     }
     check_candidates(toolset, &mut candidates, say);
+    for candidate in candidates.iter_mut().filter(|c| c.kept()) {
+        if let Some(why) = earlier.already(&candidate.request) {
+            candidate.drop(DropReason::Duplicate, why);
+        }
+    }
     // The survivors, as a suite, through a real run of the offline pickers.
     let candidates_dir = work_dir.join("candidates");
     std::fs::create_dir_all(&candidates_dir)
@@ -194,6 +202,7 @@ pub async fn draft(
         failed_asks: &failed_asks,
         seconds: started.elapsed().as_secs_f64(),
         pickers: pickers.to_vec(),
+        earlier: earlier.lines.len(),
     };
     // The candidates' suite must load as `validate` would: a task its own checks refuse (a call
     // the tool's simulated behaviour refuses, whatever the model sends) is dropped, and the rest
@@ -203,6 +212,11 @@ pub async fn draft(
         if kept.is_empty() {
             write_report(&settings.out, &header(&pickers), &candidates)
                 .map_err(|e| format!("{}: {e}", settings.out.display()))?;
+            if !earlier.lines.is_empty() {
+                // Drafting again found nothing new: the folder's tasks stand as they were.
+                let seconds = started.elapsed().as_secs_f64();
+                return Ok(outcome(&candidates, failed_asks.len(), resumed, seconds));
+            }
             return Err(format!(
                 "none of the {} requests passed the checks; {} says why each was dropped, and no suite was written",
                 candidates.len(),
@@ -210,8 +224,13 @@ pub async fn draft(
             ));
         }
         let kept: Vec<Candidate> = kept.into_iter().cloned().collect();
-        write_suite(&candidates_dir, &header(&pickers), &kept)
-            .map_err(|e| format!("{}: {e}", candidates_dir.display()))?;
+        write_suite(
+            &candidates_dir,
+            &header(&pickers),
+            &kept,
+            &folder::EarlierTasks::default(),
+        )
+        .map_err(|e| format!("{}: {e}", candidates_dir.display()))?;
         let refused = refused_by_the_loader(&candidates_dir, &kept);
         if refused.is_empty() {
             break kept;
@@ -259,15 +278,25 @@ pub async fn draft(
         };
     }
     let seconds = started.elapsed().as_secs_f64();
-    write_suite(&settings.out, &header(&lane_ids), &candidates)
+    write_suite(&settings.out, &header(&lane_ids), &candidates, &earlier)
         .map_err(|e| format!("{}: {e}", settings.out.display()))?;
+    Ok(outcome(&candidates, failed_asks.len(), resumed, seconds))
+}
+
+/// What a draft reports of its candidates.
+fn outcome(
+    candidates: &[Candidate],
+    failed_asks: usize,
+    resumed: usize,
+    seconds: f64,
+) -> DraftOutcome {
     let mut dropped = BTreeMap::new();
-    for c in &candidates {
+    for c in candidates {
         if let Fate::Dropped { reason, .. } = &c.fate {
             *dropped.entry(reason.as_str()).or_default() += 1;
         }
     }
-    Ok(DraftOutcome {
+    DraftOutcome {
         written: candidates.len(),
         kept: candidates.iter().filter(|c| c.kept()).count(),
         doubtful: candidates
@@ -275,10 +304,10 @@ pub async fn draft(
             .filter(|c| matches!(c.fate, Fate::Kept { doubtful: true, .. }))
             .count(),
         dropped,
-        failed_asks: failed_asks.len(),
+        failed_asks,
         resumed,
         seconds,
-    })
+    }
 }
 
 /// The tasks of the candidates' suite in `dir` that its load checks refuse, by task id, with the
@@ -340,6 +369,12 @@ fn check_candidates(toolset: &Toolset, candidates: &mut [Candidate], say: &mut d
     for candidate in candidates.iter_mut() {
         if candidate.request.is_empty() {
             candidate.drop(DropReason::Schema, "the request is empty");
+            continue;
+        }
+        if let Some(problem) = candidate::form_problem(&candidate.request) {
+            // What is kept of it for DRAFT.md is an excerpt: a 50 MB request costs nothing more.
+            candidate.request = crate::untrusted_text::shown(&candidate.request, 200);
+            candidate.drop(DropReason::Form, problem);
             continue;
         }
         let mut leaked = Vec::new();

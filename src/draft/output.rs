@@ -6,6 +6,7 @@
 
 use super::asks::Intent;
 use super::candidate::{Candidate, DropReason, Fate};
+use super::folder::EarlierTasks;
 use crate::file_replace::replace;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -34,17 +35,27 @@ pub struct SuiteHeader<'a> {
     pub seconds: f64,
     /// The pickers of the agreement check, in column order.
     pub pickers: Vec<String>,
+    /// Tasks the folder held before, kept ahead of the new ones.
+    pub earlier: usize,
 }
 
-/// Writes `tasks.jsonl`, `DRAFT.md` and `suite.toml` into `dir`.
+/// Writes `tasks.jsonl` (the `earlier` tasks as they were, then the kept candidates, each under
+/// an id no earlier task has), `DRAFT.md` and `suite.toml` into `dir`.
 pub fn write_suite(
     dir: &Path,
     header: &SuiteHeader<'_>,
     candidates: &[Candidate],
+    earlier: &EarlierTasks,
 ) -> std::io::Result<()> {
     let mut lines = String::new();
+    for line in &earlier.lines {
+        lines.push_str(line);
+        lines.push('\n');
+    }
     for candidate in candidates.iter().filter(|c| c.kept()) {
-        lines.push_str(&task_record(candidate, header.authorship).to_string());
+        let mut record = task_record(candidate, header.authorship);
+        record["id"] = Value::String(earlier.free_id(&candidate.task_id()));
+        lines.push_str(&record.to_string());
         lines.push('\n');
     }
     replace(&dir.join("tasks.jsonl"), lines.as_bytes())?;
@@ -175,6 +186,13 @@ fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> String {
         header.seconds,
         header.pickers.join(", ")
     );
+    if header.earlier > 0 {
+        let _ = writeln!(
+            md,
+            "The folder held {} tasks from before (accepted, edited or pending): they are kept as they were, ahead of the new ones, and no request already there or rejected in a review was kept again.\n",
+            header.earlier
+        );
+    }
     md.push_str("## Counts\n\n| kind | written | kept | of which doubtful |");
     for reason in DropReason::ALL {
         let _ = write!(md, " dropped: {} |", reason.as_str());
@@ -209,7 +227,7 @@ fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> String {
             header.failed_asks.len()
         );
         for (ask, why) in header.failed_asks {
-            let _ = writeln!(md, "- `{ask}`: {}", one_line(why));
+            let _ = writeln!(md, "- `{ask}`: {}", cell(why));
         }
     }
     let _ = write!(md, "\n## Kept\n\n| task | review | request | expected |");
@@ -258,9 +276,10 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Text safe in a Markdown table cell.
+/// Text safe in a Markdown table cell: one line, hidden characters escaped, at most 300
+/// characters.
 fn cell(text: &str) -> String {
-    one_line(text).replace('|', "\\|")
+    one_line(&crate::untrusted_text::shown(text, 300)).replace('|', "\\|")
 }
 
 #[cfg(test)]

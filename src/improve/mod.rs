@@ -12,6 +12,8 @@
 
 mod judge;
 mod overlay;
+mod promotion;
+pub use promotion::promotion;
 mod proposals;
 mod rewriter;
 mod rules;
@@ -27,7 +29,7 @@ mod write_up;
 mod tests;
 
 pub use judge::{Judgement, judge};
-pub use screen::{DESCRIPTION_BUDGET, PARAMETER_BUDGET, promotion};
+pub use screen::{DESCRIPTION_BUDGET, PARAMETER_BUDGET};
 pub use split::{Split, split_tasks};
 pub use targets::{Standing, Target, find_targets, standings};
 pub use wording::{Candidate, Origin, Wording};
@@ -112,6 +114,27 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Holds `state/lock` for as long as the file lives; another improve on the folder is refused.
+fn lock_folder(state: &Path, out: &Path) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(state).map_err(|e| format!("{}: {e}", state.display()))?;
+    let path = state.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another improve is working in {} (it holds {}); wait for it to finish, or give a new -o",
+            out.display(),
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
 /// Runs `improve`; `say` gets each progress line. The account is returned however it ended.
 pub async fn improve(
     settings: &ImproveSettings,
@@ -128,6 +151,8 @@ pub async fn improve(
         ));
     }
     let state = settings.out.join(".improve");
+    // One improve per folder: a second would append the same trials to the same runs.
+    let _lock = lock_folder(&state, &settings.out)?;
     let print = fingerprint(settings, &split);
     let recorded = state.join("settings.json");
     match std::fs::read_to_string(&recorded) {

@@ -61,18 +61,26 @@ pub(super) async fn proposals(
             }
             let writer = context.rewriter.as_ref().expect("loaded above");
             say(format!("round {number}: the rewriter rewords {tool}"));
+            let asked = settings.candidates as usize;
             match writer
                 .write_json(&ask.as_json_ask())
                 .await
-                .and_then(|reply| rewriter::wordings_from(&reply))
+                .and_then(|reply| rewriter::wordings_from(&reply, asked))
             {
-                Ok(wordings) => proposed.extend(wordings.into_iter().map(|wording| Candidate {
-                    tool: tool.clone(),
-                    origin: Origin::Rewriter,
-                    wording,
-                    rejected: Vec::new(),
-                })),
-                Err(e) => round.rewriter_errors.push(format!("{tool}: {e}")),
+                Ok((wordings, note)) => {
+                    round
+                        .rewriter_errors
+                        .extend(note.map(|note| format!("{tool}: {note}")));
+                    proposed.extend(wordings.into_iter().map(|wording| Candidate {
+                        tool: tool.clone(),
+                        origin: Origin::Rewriter,
+                        wording,
+                        rejected: Vec::new(),
+                    }))
+                }
+                Err(e) => round
+                    .rewriter_errors
+                    .push(format!("{tool}: {}", crate::untrusted_text::shown(&e, 500))),
             }
         }
         if let Some(wording) = rules::rule_wording(toolset, target, findings) {
@@ -88,6 +96,11 @@ pub(super) async fn proposals(
     let mut screened: Vec<Candidate> = Vec::new();
     for mut candidate in proposed {
         candidate.rejected = screen::screen(&candidate, toolset, &screened);
+        if !candidate.rejected.is_empty() {
+            // What is kept of a wording turned away is an excerpt: the journal and IMPROVE.md
+            // hold a bounded copy, however much the rewriter wrote.
+            candidate.wording = candidate.wording.excerpt();
+        }
         screened.push(candidate);
     }
     let record = serde_json::json!([screened, round.rewriter_errors, round.rewriter_seconds]);

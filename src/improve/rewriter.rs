@@ -192,14 +192,25 @@ pub fn rewrite_ask(
     })
 }
 
-/// The wordings in a reply, each checked for shape; a reply without any is an error naming why.
-pub fn wordings_from(reply: &Value) -> Result<Vec<Wording>, String> {
+/// The first `count` wordings in a reply (exactly as many as were asked for: a rewriter that
+/// answers forty for one does not multiply the runs), each checked for shape, and a note when the
+/// reply held more; a reply without any is an error naming why.
+pub fn wordings_from(
+    reply: &Value,
+    count: usize,
+) -> Result<(Vec<Wording>, Option<String>), String> {
     let items = reply
         .get("wordings")
         .and_then(Value::as_array)
         .ok_or("the rewriter's reply has no \"wordings\" list")?;
+    let note = (items.len() > count).then(|| {
+        format!(
+            "the rewriter answered {} wordings for the {count} asked: only the first {count} were taken",
+            items.len()
+        )
+    });
     let mut wordings = Vec::new();
-    for (k, item) in items.iter().enumerate() {
+    for (k, item) in items.iter().take(count).enumerate() {
         let wording: Wording = serde_json::from_value(item.clone())
             .map_err(|e| format!("the rewriter's wording {}: {e}", k + 1))?;
         wordings.push(Wording {
@@ -214,5 +225,5 @@ pub fn wordings_from(reply: &Value) -> Result<Vec<Wording>, String> {
     if wordings.is_empty() {
         return Err("the rewriter's reply holds no wording".into());
     }
-    Ok(wordings)
+    Ok((wordings, note))
 }

@@ -1,9 +1,11 @@
 //! The checks a candidate passes before any trial is spent on it: the lint finds no error on the
-//! reworded tool, the text keeps within a length budget, it promotes nothing ("always use this
-//! tool", "best", "must be used" — wording that wins picks by pulling them from neighbours, which
-//! the graded A/B's pull check then also looks for in the trials), it names only parameters the
-//! tool has, and it says something new. Each failed check is one reason, in words. Pure.
+//! reworded tool, the text keeps within a length budget, it neither promotes the tool nor
+//! instructs the model in any of the languages `promotion` reads ("always use this tool", "best",
+//! "usa siempre", "ignore all previous instructions"), it holds no control or bidirectional
+//! characters, it names only parameters the tool has, and it says something new. Each failed
+//! check is one reason, in words. Pure.
 
+use super::promotion::promotion;
 use super::wording::{Candidate, Wording, apply};
 use crate::lint::{LintSeverity, lint};
 use crate::model::Toolset;
@@ -13,48 +15,6 @@ use std::collections::BTreeMap;
 pub const DESCRIPTION_BUDGET: usize = 600;
 /// The most characters a parameter description may have.
 pub const PARAMETER_BUDGET: usize = 240;
-
-/// Phrases that promote a tool instead of describing it (matched case-insensitively, at word
-/// boundaries).
-const PROMOTION: &[&str] = &[
-    "always use",
-    "always call",
-    "always choose",
-    "always prefer",
-    "must be used",
-    "must use",
-    "must call",
-    "you must",
-    "best",
-    "the only tool",
-    "use this tool first",
-    "use this first",
-    "preferred tool",
-    "first choice",
-    "most accurate",
-    "most reliable",
-    "top priority",
-    "highest priority",
-    "instead of any other",
-];
-
-/// Promotional phrases the text contains ("best-effort" and "best effort" describe, not promote).
-pub fn promotion(text: &str) -> Vec<&'static str> {
-    let lower = text
-        .to_lowercase()
-        .replace("best-effort", "")
-        .replace("best effort", "");
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let joined = format!(" {} ", words.join(" "));
-    PROMOTION
-        .iter()
-        .copied()
-        .filter(|phrase| joined.contains(&format!(" {phrase} ")))
-        .collect()
-}
 
 /// Why `candidate` may not run against `toolset` (the current wording), in words; `earlier` are the
 /// round's candidates already screened (a repeat of one is turned away).
@@ -72,21 +32,54 @@ pub fn screen(candidate: &Candidate, toolset: &Toolset, earlier: &[Candidate]) -
     }
     for (param, text) in &wording.params {
         if tool.parameters().all(|(name, _)| name != param) {
-            reasons.push(format!("{} has no parameter {param:?}", tool.name));
+            reasons.push(format!(
+                "{} has no parameter {:?}",
+                tool.name,
+                crate::untrusted_text::shown(param, 80)
+            ));
         }
         let length = text.chars().count();
         if length > PARAMETER_BUDGET {
             reasons.push(format!(
-                "parameter {param:?}'s description is {length} characters, over the budget of {PARAMETER_BUDGET}"
+                "parameter {:?}'s description is {length} characters, over the budget of {PARAMETER_BUDGET}",
+                crate::untrusted_text::shown(param, 80)
             ));
         }
     }
-    let promoted: Vec<&str> = std::iter::once(wording.description.as_str())
-        .chain(wording.params.values().map(String::as_str))
-        .flat_map(promotion)
-        .collect();
+    if !reasons.is_empty() {
+        // Over its budget or naming parameters the tool lacks, it is turned away already; the
+        // checks that read every word are not spent on what may be megabytes.
+        return reasons;
+    }
+    let texts = || {
+        std::iter::once(wording.description.as_str())
+            .chain(wording.params.values().map(String::as_str))
+    };
+    let mut promoted: Vec<String> = Vec::new();
+    for phrase in texts().flat_map(promotion) {
+        if !promoted.contains(&phrase) {
+            promoted.push(phrase);
+        }
+    }
     if !promoted.is_empty() {
-        reasons.push(format!("it promotes the tool: {}", quoted(&promoted)));
+        reasons.push(format!(
+            "it promotes the tool or instructs the model: {}",
+            quoted(&promoted)
+        ));
+    }
+    let hidden: Vec<char> = texts()
+        .flat_map(crate::untrusted_text::hidden_characters)
+        .collect();
+    if !hidden.is_empty() {
+        reasons.push(format!(
+            "it holds control or bidirectional characters ({})",
+            hidden
+                .iter()
+                .take(5)
+                .map(|c| format!("U+{:04X}", *c as u32))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     let reworded = apply(
         toolset,
@@ -118,7 +111,7 @@ fn same_text(a: &Wording, b: &Wording) -> bool {
             .all(|(p, t)| b.params.get(p).is_none_or(|u| u.trim() == t.trim()))
 }
 
-fn quoted(phrases: &[&str]) -> String {
+fn quoted(phrases: &[String]) -> String {
     phrases
         .iter()
         .map(|p| format!("\"{p}\""))

@@ -1,7 +1,8 @@
 //! A tool's wording — its description and parameter descriptions, what a variant overlay's
 //! `[describe.TOOL]` holds — and a candidate: a new wording for one tool, where it came from, and
-//! why it was turned away if it was. `apply` puts wordings on a toolset in memory, so the lint and
-//! the checks read exactly what the model will be served. Pure.
+//! why it was turned away if it was (keeping only an excerpt of it then). `apply` puts wordings on
+//! a toolset in memory, so the lint and the checks read exactly what the model will be served.
+//! Pure.
 
 use crate::model::{Tool, Toolset};
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,23 @@ pub struct Wording {
     /// Parameter name → its new description (parameters left out keep theirs).
     #[serde(default)]
     pub params: BTreeMap<String, String>,
+}
+
+impl Wording {
+    /// A bounded copy, for keeping and showing a wording that was turned away: each text cut
+    /// (with its length said) and hidden characters escaped, at most 64 parameters.
+    pub fn excerpt(&self) -> Wording {
+        use crate::untrusted_text::shown;
+        Wording {
+            description: shown(&self.description, 700),
+            params: self
+                .params
+                .iter()
+                .take(64)
+                .map(|(name, text)| (shown(name, 80), shown(text, 300)))
+                .collect(),
+        }
+    }
 }
 
 /// Who proposed a candidate.

@@ -9,6 +9,7 @@ use super::judge::Judgement;
 use super::targets::Target;
 use super::wording::Candidate;
 use crate::analysis::statistics::AbVerdict;
+use crate::untrusted_text::shown;
 
 /// One candidate's fate.
 #[derive(Debug, Clone)]
@@ -178,7 +179,10 @@ fn round_section(round: &Round) -> String {
         ));
     }
     for error in &round.rewriter_errors {
-        md.push_str(&format!("\nThe rewriter failed: {error}\n"));
+        md.push_str(&format!(
+            "\nFrom the rewriter: {}\n",
+            crate::untrusted_text::shown(error, 500)
+        ));
     }
     md.push_str(&format!(
         "\nThe rewriter took {:.0} s.\n\n### Candidates\n\n",
@@ -196,10 +200,14 @@ fn round_section(round: &Round) -> String {
             tried.label,
             tried.candidate.tool,
             tried.candidate.origin.as_str(),
-            tried.candidate.wording.description
+            shown(&tried.candidate.wording.description, 700)
         ));
-        for (param, text) in &tried.candidate.wording.params {
-            md.push_str(&format!("   - `{param}`: {text:?}\n"));
+        for (param, text) in tried.candidate.wording.params.iter().take(64) {
+            md.push_str(&format!(
+                "   - `{}`: {:?}\n",
+                shown(param, 80),
+                shown(text, 300)
+            ));
         }
         if !tried.candidate.rejected.is_empty() {
             md.push_str(&format!(

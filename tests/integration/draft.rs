@@ -174,15 +174,15 @@ fn every_check_drops_what_it_should_and_the_suite_runs() {
     );
     let drafted = dir.path().join("drafted");
     let report = std::fs::read_to_string(drafted.join("DRAFT.md")).unwrap();
-    // written, kept, dropped: leakage, schema, unsupported, duplicate, invalid (the tool's
-    // simulated behaviour refuses every call the task would accept).
+    // written, kept, dropped: form, leakage, schema, unsupported, duplicate, invalid (the
+    // tool's simulated behaviour refuses every call the task would accept).
     let all = report.lines().find(|l| l.starts_with("| all |")).unwrap();
     let cells: Vec<&str> = all.split('|').map(str::trim).collect();
     assert_eq!(
         (
-            cells[2], cells[3], cells[5], cells[6], cells[7], cells[8], cells[9]
+            cells[2], cells[3], cells[5], cells[6], cells[7], cells[8], cells[9], cells[10]
         ),
-        ("11", "5", "2", "1", "1", "1", "1"),
+        ("11", "5", "0", "2", "1", "1", "1", "1"),
         "{report}"
     );
     assert!(
@@ -430,4 +430,164 @@ fn a_live_server_is_drafted_for_through_its_own_tools() {
     let (output, text) = mcpick(dir.path(), &["validate", "drafted"]);
     assert!(output.status.success(), "{text}");
     assert!(text.contains("secure-filesystem-server.json"), "{text}");
+}
+
+/// The highest resident memory the process `pid` has reached, while it lives.
+fn peak_memory(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? << 10)
+}
+
+#[test]
+fn what_no_person_types_never_reaches_the_suite() {
+    let huge = "Is it raining in Oslo? ".repeat(50_000_000 / 23);
+    let items = json!([
+        {"request": "Is it raining in Lisbon right now?", "arguments": {"city": "Lisbon"}},
+        // The tool's name disguised: zero-width space, soft hyphen, Cyrillic е, fullwidth,
+        // mathematical letters, a word joiner.
+        {"request": "call get\u{200b}_weather for Oslo", "arguments": {"city": "Oslo"}},
+        {"request": "call get_wea\u{00ad}ther for Rome", "arguments": {"city": "Rome"}},
+        {"request": "call g\u{0435}t_weather for Paris", "arguments": {"city": "Paris"}},
+        {"request": "call ｇｅｔ＿ｗｅａｔｈｅｒ for Nice", "arguments": {"city": "Nice"}},
+        {"request": "call 𝐠𝐞𝐭_𝐰𝐞𝐚𝐭𝐡𝐞𝐫 for Lyon", "arguments": {"city": "Lyon"}},
+        // Control and bidirectional characters: ESC, CR, BEL, NUL, RLO.
+        {"request": "Rain in Bern?\u{1b}[2J\u{1b}[H", "arguments": {"city": "Bern"}},
+        {"request": "Rain in Graz?\rAccept this task [y]", "arguments": {"city": "Graz"}},
+        {"request": "Rain in Linz?\u{7}", "arguments": {"city": "Linz"}},
+        {"request": "Rain in Ulm?\u{0} now", "arguments": {"city": "Ulm"}},
+        {"request": "Rain in \u{202e}nroC?", "arguments": {"city": "Cork"}},
+        // 50 MB in one request.
+        {"request": huge, "arguments": {"city": "Oslo"}}
+    ]);
+    let scripts = HashMap::from([(
+        "tool:get_weather".to_string(),
+        Script::Requests(items.as_array().unwrap().clone()),
+    )]);
+    let provider = DrafterProvider::start(scripts, Duration::ZERO);
+    let dir = workspace();
+    let child = command(
+        dir.path(),
+        &draft_args(&provider, &["--per-tool", "12", "--no-call", "0"]),
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let pid = child.id();
+    let watching = std::thread::spawn(move || {
+        let mut peak = 0;
+        while let Some(now) = peak_memory(pid) {
+            peak = peak.max(now);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        peak
+    });
+    let output = child.wait_with_output().unwrap();
+    let peak = watching.join().unwrap();
+    println!(
+        "draft with a 50 MB request: peak resident memory {} MB",
+        peak >> 20
+    );
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{}", &text[..text.len().min(4000)]);
+    assert!(
+        peak < 1 << 30,
+        "the draft's memory peaked at {peak} bytes for a 50 MB request"
+    );
+    let drafted = dir.path().join("drafted");
+    let tasks = tasks(&drafted);
+    let prompts: Vec<&str> = tasks
+        .iter()
+        .map(|t| t["prompt"].as_str().unwrap())
+        .collect();
+    assert_eq!(prompts, ["Is it raining in Lisbon right now?"]);
+    let report = std::fs::read_to_string(drafted.join("DRAFT.md")).unwrap();
+    assert!(report.len() < 100_000, "DRAFT.md is {} bytes", report.len());
+    let all = report.lines().find(|l| l.starts_with("| all |")).unwrap();
+    let cells: Vec<&str> = all.split('|').map(str::trim).collect();
+    // written, kept, doubtful, then dropped: form, leakage, …
+    assert_eq!(
+        (cells[2], cells[3], cells[5], cells[6]),
+        ("12", "1", "8", "3"),
+        "{report}"
+    );
+    assert!(report.contains("more than a person types"), "{report}");
+    assert!(
+        report.contains("U+001B") && report.contains("U+202E"),
+        "{report}"
+    );
+    for file in ["tasks.jsonl", "DRAFT.md", "suite.toml"] {
+        let written = std::fs::read_to_string(drafted.join(file)).unwrap();
+        assert!(
+            !written.chars().any(mcpick::untrusted_text::is_hidden),
+            "{file} holds a hidden character"
+        );
+    }
+}
+
+#[test]
+fn a_folder_draft_did_not_write_is_refused_and_a_reviewed_one_keeps_its_work() {
+    let provider = DrafterProvider::start(scripts(), Duration::ZERO);
+    let dir = workspace();
+    // A suite written by hand.
+    let drafted = dir.path().join("drafted");
+    std::fs::create_dir_all(&drafted).unwrap();
+    let handwritten =
+        "format = 1\nsuite = \"mine\"\ntoolset = \"../mini.toml\"\ntasks_file = \"tasks.jsonl\"\n";
+    std::fs::write(drafted.join("suite.toml"), handwritten).unwrap();
+    std::fs::write(drafted.join("tasks.jsonl"), "{\"id\": \"mine\"}\n").unwrap();
+    let args = draft_args(&provider, &["--per-tool", "3", "--no-call", "3"]);
+    let (output, text) = mcpick(dir.path(), &args);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("was not written by `mcpick draft`"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(drafted.join("suite.toml")).unwrap(),
+        handwritten
+    );
+    assert_eq!(
+        std::fs::read_to_string(drafted.join("tasks.jsonl")).unwrap(),
+        "{\"id\": \"mine\"}\n"
+    );
+    assert!(provider.asks().is_empty(), "nothing was asked");
+    // A folder of notes is not draft's either.
+    std::fs::remove_dir_all(&drafted).unwrap();
+    std::fs::create_dir_all(&drafted).unwrap();
+    std::fs::write(drafted.join("notes.md"), "my notes").unwrap();
+    let (output, text) = mcpick(dir.path(), &args);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    std::fs::remove_dir_all(&drafted).unwrap();
+
+    // A draft, then a review: one task accepted after an edit, one rejected.
+    let (output, text) = mcpick(dir.path(), &args);
+    assert!(output.status.success(), "{text}");
+    let first = tasks(&drafted);
+    let mut lines: Vec<String> = first.iter().map(|t| t.to_string()).collect();
+    let mut accepted = first[0].clone();
+    accepted["prompt"] = json!("Is it raining in Lisbon at this moment?");
+    accepted["review"] = json!("accepted");
+    lines[0] = accepted.to_string();
+    let rejected = lines.remove(1);
+    std::fs::write(drafted.join("tasks.jsonl"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(drafted.join("rejected.jsonl"), rejected.clone() + "\n").unwrap();
+    // Drafting again, with the same settings and with a new seed: every task kept line for line,
+    // the rejected request not drafted again.
+    for extra in [&[][..], &["--seed", "7"][..]] {
+        let mut again = args.clone();
+        again.extend_from_slice(extra);
+        let (output, text) = mcpick(dir.path(), &again);
+        assert!(output.status.success(), "{text}");
+        let now = std::fs::read_to_string(drafted.join("tasks.jsonl")).unwrap();
+        let now: Vec<&str> = now.lines().collect();
+        assert_eq!(&now[..lines.len()], lines.as_slice(), "{text}");
+        assert!(!now.iter().any(|l| *l == rejected), "{text}");
+        let ids: std::collections::HashSet<String> = now
+            .iter()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].to_string())
+            .collect();
+        assert_eq!(ids.len(), now.len(), "ids stay unique");
+        let (output, text) = mcpick(dir.path(), &["validate", "drafted"]);
+        assert!(output.status.success(), "{text}");
+    }
 }

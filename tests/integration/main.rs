@@ -28,6 +28,7 @@ mod mcp_modern;
 mod mcp_wire;
 mod model_fetch;
 mod peers;
+mod promotion_screen;
 mod resume;
 mod review;
 mod rmcp_peer;

@@ -42,11 +42,23 @@ impl TaskChecks<'_> {
         let errors_before = diagnostics.iter().filter(|d| d.is_error()).count();
         let id = spec.id.value.clone();
         let id_span = spec.id.span.as_ref();
+        let hidden = crate::untrusted_text::hidden_characters(&id);
         if id.trim().is_empty() {
             diagnostics.push(place.error(
                 id_span,
                 "task id must not be empty".into(),
                 "give every task a short unique id such as \"weather-paris-now\"".into(),
+            ));
+        } else if !hidden.is_empty() || id.contains(['\n', '\t']) {
+            diagnostics.push(place.error(
+                id_span,
+                format!(
+                    "task id \"{}\" holds a control or line-breaking character: an id is a name people read, and every report file holds it",
+                    crate::untrusted_text::escaped(&id)
+                        .replace('\n', "\\n")
+                        .replace('\t', "\\t")
+                ),
+                "use letters, digits, '-' and '_', such as \"weather-paris-now\"".into(),
             ));
         } else if let Some(first) = self.first_seen.get(&id) {
             diagnostics.push(place.error(
