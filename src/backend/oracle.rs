@@ -11,7 +11,8 @@
 //! the trial's label, by which the oracle looks its answer up.
 
 use super::{ChatMessage, Reply, ToolCallRequest, TrialLabel, Turn};
-use crate::gold_arguments::{gold_arguments, gold_call};
+use crate::gold_arguments::budget::STEPS_PER_CALL;
+use crate::gold_arguments::{SearchBudget, gold_arguments, gold_call_within};
 use crate::model::{Expectation, ExpectedCall, Task, Tool};
 use crate::observation::CallArguments;
 use crate::tool_exposure::SEARCH_TOOL_NAME;
@@ -37,6 +38,8 @@ impl OracleAnswers {
         tasks: impl Iterator<Item = (&'a str, Option<&'a str>, &'a Task, &'a [Tool])>,
     ) -> (OracleAnswers, Vec<String>) {
         let mut unmet = Vec::new();
+        // One budget for the whole plan, as a load has: a suite of hostile schemas costs seconds.
+        let mut budget = SearchBudget::for_load();
         let answers = tasks
             .map(|(suite, variant, task, tools)| {
                 let arguments = task
@@ -44,13 +47,20 @@ impl OracleAnswers {
                     .calls()
                     .iter()
                     .map(|call| match tools.iter().find(|t| t.name == call.tool) {
-                        Some(tool) => gold_call(call, tool).unwrap_or_else(|why| {
-                            unmet.push(format!(
-                                "task {suite}/{}: no call to {} meets its expectation: {why}",
-                                task.id, call.tool
-                            ));
-                            gold_arguments(&call.args, &tool.input_schema)
-                        }),
+                        Some(tool) => {
+                            let mut allotted = budget.allot(STEPS_PER_CALL);
+                            let found = gold_call_within(call, tool, &mut allotted);
+                            budget.settle(STEPS_PER_CALL, &allotted);
+                            found.unwrap_or_else(|why| {
+                                // Impossible or undecided alike: the plan is told, and the
+                                // oracle sends its best guess.
+                                unmet.push(format!(
+                                    "task {suite}/{}: no call to {} meets its expectation: {why}",
+                                    task.id, call.tool
+                                ));
+                                gold_arguments(&call.args, &tool.input_schema)
+                            })
+                        }
                         None => gold_arguments(&call.args, &Value::Null),
                     })
                     .collect();

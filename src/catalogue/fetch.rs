@@ -181,7 +181,7 @@ fn from_hub(
         Some(pin),
         progress == Progress::Stderr,
     ) {
-        Ok(path) => Some(path),
+        Ok((path, _)) => Some(path),
         Err(why) => {
             note(why);
             None

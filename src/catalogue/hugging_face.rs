@@ -158,14 +158,15 @@ impl Hub {
     }
 
     /// Downloads `file` to `target`: it must have the pinned SHA-256 and size, or without a pin
-    /// the SHA-256 the Hub announces. `announce` says so on stderr first.
+    /// the SHA-256 the Hub announces. `announce` says so on stderr first. Returns the path and the
+    /// SHA-256 it was checked against.
     pub fn download(
         &self,
         file: &HubFile,
         target: &Path,
         pin: Option<Pin<'_>>,
         announce: bool,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<(PathBuf, String), String> {
         let url = self.resolve_url(file);
         let dir = target.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -226,9 +227,7 @@ impl Hub {
         }
         std::fs::rename(&partial, target).map_err(|e| format!("{}: {e}", target.display()))?;
         let _ = std::fs::remove_file(&etag_path);
-        super::store::stamp_verified(target, &wanted)
-            .map_err(|e| format!("{}: {e}", target.display()))?;
-        Ok(target.to_path_buf())
+        Ok((target.to_path_buf(), wanted))
     }
 }
 

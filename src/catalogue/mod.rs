@@ -204,7 +204,11 @@ pub fn ensure_hub_file_in(
             hub.cache.display()
         ));
     }
-    hub.download(&file, &target, None, true)
+    let (path, sha256) = hub.download(&file, &target, None, true)?;
+    store
+        .stamp_hub_file(&file, &sha256)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
 }
 
 /// The shipped catalogue (`models.toml`).

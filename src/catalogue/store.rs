@@ -73,6 +73,11 @@ impl ModelStore {
         path
     }
 
+    /// Records that `hf:` file `file`, just downloaded, was checked against `sha256`.
+    pub fn stamp_hub_file(&self, file: &HubFile, sha256: &str) -> std::io::Result<()> {
+        stamp_verified(&self.hub_path(file), sha256)
+    }
+
     /// `hf:` file `file`, if a download verified it and it has not changed since.
     pub fn verified_hub_file(&self, file: &HubFile) -> Option<PathBuf> {
         let path = self.hub_path(file);
@@ -139,7 +144,7 @@ fn stamp_beside(path: &Path) -> PathBuf {
 }
 
 /// Records that the file at `path`, just checked, has SHA-256 `sha256`.
-pub(super) fn stamp_verified(path: &Path, sha256: &str) -> std::io::Result<()> {
+fn stamp_verified(path: &Path, sha256: &str) -> std::io::Result<()> {
     let metadata = std::fs::metadata(path)?;
     std::fs::write(stamp_beside(path), stamp_text(&metadata, sha256))
 }

@@ -8,19 +8,68 @@
 //! these calls and `validate` proves each expectation satisfiable with them. `gold_arguments` is the
 //! schema-only first guess importers check their translations with; `instances` builds values from
 //! a schema or a pattern alone, and `formats` gives the common formats as patterns.
+//!
+//! Every search is bounded by a `SearchBudget` (`budget`): a parameter offers at most
+//! `MOST_CANDIDATES` values, each schema is compiled once per search, and every value built,
+//! checked or compared costs steps. A search that runs out says it cannot tell (`Undecided`), and
+//! only a search that finished says no call exists (`NoCall::Impossible`).
 
+pub mod budget;
 mod formats;
 mod instances;
 mod strings;
 
+pub use budget::{SearchBudget, Undecided};
 pub use formats::format_pattern;
-pub use instances::{example_instance, shortest_match};
+pub use instances::{bounded_instance, example_instance, shortest_match};
 pub use strings::{StringConstraints, Unsatisfiable, satisfying_strings};
 
 use crate::model::{Alternative, ArgMatcher, ExpectedCall, Response, Tool};
 use crate::registry::{compile_schema, property_schema};
+use budget::check_cost;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
+
+/// Values one parameter offers the search: its matcher's first few are what a call needs.
+const MOST_CANDIDATES: usize = 24;
+
+/// Why no gold call was found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoCall {
+    /// The search finished: no call meets the expectation.
+    Impossible(String),
+    /// The search stopped before it could tell.
+    Undecided(String),
+}
+
+impl std::fmt::Display for NoCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoCall::Impossible(why) => f.write_str(why),
+            NoCall::Undecided(why) => write!(f, "cannot tell whether a call meets it: {why}"),
+        }
+    }
+}
+
+/// A schema compiled once for the checks of one search; one that does not compile alone accepts
+/// everything here (the whole call is still checked against the tool's schema).
+struct SchemaCheck {
+    validator: Option<jsonschema::Validator>,
+}
+
+impl SchemaCheck {
+    fn new(schema: &Value, budget: &mut SearchBudget) -> Result<SchemaCheck, Undecided> {
+        budget.spend(strings::COMPILE_STEPS + 4 * check_cost(schema))?;
+        Ok(SchemaCheck {
+            validator: compile_schema(schema).ok(),
+        })
+    }
+
+    fn accepts(&self, value: &Value, budget: &mut SearchBudget) -> Result<bool, Undecided> {
+        budget.spend(check_cost(value))?;
+        Ok(self.validator.as_ref().is_none_or(|v| v.is_valid(value)))
+    }
+}
 
 /// Arguments for an expected call to a tool with this input schema that the call's matchers accept:
 /// each matcher's first alternative, and a minimal instance for each required parameter the
@@ -46,18 +95,45 @@ pub fn gold_arguments(
 const MOST_CALLS_TRIED: usize = 4000;
 
 /// A call of `tool` that `call` accepts, its schema validates and its behaviour answers without an
-/// error (or, for a call expected to be refused, answers either way); `Err` says why none exists.
-pub fn gold_call(call: &ExpectedCall, tool: &Tool) -> Result<Map<String, Value>, String> {
+/// error (or, for a call expected to be refused, answers either way); otherwise why none was
+/// found. Searched within a budget of its own.
+pub fn gold_call(call: &ExpectedCall, tool: &Tool) -> Result<Map<String, Value>, NoCall> {
+    gold_call_within(call, tool, &mut SearchBudget::for_call())
+}
+
+/// `gold_call` within `budget`.
+pub fn gold_call_within(
+    call: &ExpectedCall,
+    tool: &Tool,
+    budget: &mut SearchBudget,
+) -> Result<Map<String, Value>, NoCall> {
+    let undecided = |u: Undecided| NoCall::Undecided(u.0);
     let schema = &tool.input_schema;
-    let validator = compile_schema(schema).map_err(|e| format!("its schema: {e}"))?;
+    budget
+        .spend(strings::COMPILE_STEPS + 4 * check_cost(schema))
+        .map_err(undecided)?;
+    let validator =
+        compile_schema(schema).map_err(|e| NoCall::Impossible(format!("its schema: {e}")))?;
+    // A parameter whose values could not all be found: if no call is found, that is why.
+    let mut cut_short: Option<Undecided> = None;
     let mut parameters: Vec<(String, Vec<Option<Value>>)> = Vec::new();
     for (name, matcher) in &call.args {
         let rules = RulePatterns::of(tool, name);
-        let candidates = matcher_candidates(matcher, schema, name, &rules);
+        // Each parameter's values may take half of what is left: trying calls needs the rest.
+        let share = budget.left() / 2;
+        let mut gathering = budget.allot(share);
+        let (candidates, short) = matcher_candidates(matcher, schema, name, &rules, &mut gathering);
+        budget.settle(share, &gathering);
+        if let Some(short) = short {
+            cut_short.get_or_insert(short);
+        }
         if candidates.is_empty() {
-            return Err(format!(
-                "no value the matcher for {name:?} accepts satisfies the tool's schema for it"
-            ));
+            return Err(match cut_short {
+                Some(why) => NoCall::Undecided(why.0),
+                None => NoCall::Impossible(format!(
+                    "no value the matcher for {name:?} accepts satisfies the tool's schema for it"
+                )),
+            });
         }
         parameters.push((name.clone(), candidates));
     }
@@ -66,7 +142,7 @@ pub fn gold_call(call: &ExpectedCall, tool: &Tool) -> Result<Map<String, Value>,
         if call.args.contains_key(name) {
             continue;
         }
-        let mut candidates = open_candidates(property, schema);
+        let mut candidates = open_candidates(property, schema, budget).map_err(undecided)?;
         if required.contains(&name.as_str()) {
             candidates.retain(Option::is_some);
         } else {
@@ -100,6 +176,8 @@ pub fn gold_call(call: &ExpectedCall, tool: &Tool) -> Result<Map<String, Value>,
             tried += 1;
             let arguments = build(&choice);
             let instance = Value::Object(arguments.clone());
+            // Validating and asking the behaviour both read the whole call.
+            budget.spend(2 * check_cost(&instance)).map_err(undecided)?;
             let named = match validator.iter_errors(&instance).next() {
                 Some(error) => {
                     first_invalid.get_or_insert_with(|| error.to_string());
@@ -131,7 +209,10 @@ pub fn gold_call(call: &ExpectedCall, tool: &Tool) -> Result<Map<String, Value>,
         }
         frontier = next;
     }
-    Err(match (first_refusal, first_invalid) {
+    if let Some(why) = cut_short {
+        return Err(NoCall::Undecided(why.0));
+    }
+    Err(NoCall::Impossible(match (first_refusal, first_invalid) {
         (Some(message), _) => format!(
             "every call its matchers accept that the schema validates is refused by the tool's behaviour (\"{}\")",
             excerpt(&message)
@@ -140,7 +221,7 @@ pub fn gold_call(call: &ExpectedCall, tool: &Tool) -> Result<Map<String, Value>,
             format!("the tool's schema refuses every call its matchers accept ({error})")
         }
         (None, None) => "no call could be built".into(),
-    })
+    }))
 }
 
 /// The value a matcher lists first, made concrete.
@@ -198,27 +279,43 @@ impl RulePatterns {
     }
 }
 
-/// Candidate values for a parameter the matcher judges, best first; `None` stands for leaving it
-/// out. Each is accepted by the matcher and (when the parameter has a schema) by the parameter's
-/// schema. Beside the matcher's own values come those a behaviour rule names, and strings that
-/// avoid the rules that refuse (or meet one that answers, where everything else is refused).
+/// Candidate values for a parameter the matcher judges, best first, at most `MOST_CANDIDATES`;
+/// `None` stands for leaving it out. Each is accepted by the matcher and (when the parameter has a
+/// schema) by the parameter's schema. Beside the matcher's own values come those a behaviour rule
+/// names, and strings that avoid the rules that refuse (or meet one that answers, where everything
+/// else is refused). With them, why some alternative's values could not all be found, if so.
 fn matcher_candidates(
     matcher: &ArgMatcher,
     root: &Value,
     name: &str,
     rules: &RulePatterns,
-) -> Vec<Option<Value>> {
+    budget: &mut SearchBudget,
+) -> (Vec<Option<Value>>, Option<Undecided>) {
     let property = property_schema(root, name).unwrap_or(Value::Bool(true));
+    let mut cut_short = None;
+    let check = match SchemaCheck::new(&property, budget) {
+        Ok(check) => check,
+        Err(why) => return (Vec::new(), Some(why)),
+    };
     let mut candidates: Vec<Option<Value>> = Vec::new();
     for alternative in &matcher.alternatives {
-        let mut values = alternative_values(alternative, &property, &rules.refusing);
+        if candidates.len() >= MOST_CANDIDATES {
+            break;
+        }
+        let mut values = match alternative_values(alternative, &property, &rules.refusing, budget) {
+            Ok(values) => values,
+            Err(why) => {
+                cut_short.get_or_insert(why);
+                Vec::new()
+            }
+        };
         if let Alternative::Regex(regex) = alternative {
             for answering in &rules.answering {
                 let mut constraints = string_constraints(&property);
                 constraints.must_match.push(regex.as_str().to_string());
                 constraints.must_match.push(answering.clone());
                 values.extend(
-                    satisfying_strings(&constraints, 1)
+                    satisfying_strings(&constraints, 1, budget)
                         .unwrap_or_default()
                         .into_iter()
                         .map(Value::from),
@@ -227,8 +324,13 @@ fn matcher_candidates(
         }
         values.extend(rules.values.iter().cloned());
         for value in values {
-            if schema_accepts(&property, &value) && matcher.accepts(&value) {
-                candidates.push(Some(value));
+            match check.accepts(&value, budget) {
+                Ok(true) if matcher.accepts(&value) => candidates.push(Some(value)),
+                Ok(_) => {}
+                Err(why) => {
+                    cut_short.get_or_insert(why);
+                    break;
+                }
             }
         }
     }
@@ -237,100 +339,149 @@ fn matcher_candidates(
     }
     let mut unique = Vec::with_capacity(candidates.len());
     for candidate in candidates {
-        if !unique.contains(&candidate) {
+        if !unique.contains(&candidate) && unique.len() < MOST_CANDIDATES {
             unique.push(candidate);
         }
     }
-    unique
+    (unique, cut_short)
 }
 
 /// Values one alternative accepts that the parameter's schema (context-completed, as
-/// `property_schema` gives it) also accepts; empty when there is none: a dead alternative.
-pub fn acceptable_values(alternative: &Alternative, property: &Value) -> Vec<Value> {
-    alternative_values(alternative, property, &[])
-        .into_iter()
-        .filter(|value| schema_accepts(property, value))
-        .collect()
+/// `property_schema` gives it) also accepts: empty when there is none (a dead alternative), or
+/// why the search could not tell.
+pub fn acceptable_values(
+    alternative: &Alternative,
+    property: &Value,
+    budget: &mut SearchBudget,
+) -> Result<Vec<Value>, Undecided> {
+    let check = SchemaCheck::new(property, budget)?;
+    let mut accepted = Vec::new();
+    for value in alternative_values(alternative, property, &[], budget)? {
+        if check.accepts(&value, budget)? {
+            accepted.push(value);
+        }
+    }
+    Ok(accepted)
 }
 
-/// What one alternative may be, for a parameter with this (context-completed) property schema.
+/// What one alternative may be, for a parameter with this (context-completed) property schema:
+/// at most `MOST_CANDIDATES` values.
 fn alternative_values(
     alternative: &Alternative,
     property: &Value,
     refusing: &[String],
-) -> Vec<Value> {
-    match alternative {
+    budget: &mut SearchBudget,
+) -> Result<Vec<Value>, Undecided> {
+    Ok(match alternative {
         Alternative::Literal(value) => vec![value.clone()],
         Alternative::Exact(text) => vec![json!(text)],
         Alternative::Approx { approx, .. } => vec![json!(approx)],
-        Alternative::Regex(regex) => regex_values(regex.as_str(), property, refusing),
+        Alternative::Regex(regex) => regex_values(regex.as_str(), property, refusing, budget)?,
         Alternative::Object(fields) => {
-            let object: Map<String, Value> = fields
-                .iter()
-                .filter_map(|(key, m)| {
-                    let nested = property_schema(property, key).unwrap_or(Value::Bool(true));
-                    let value = m
-                        .alternatives
-                        .iter()
-                        .flat_map(|a| alternative_values(a, &nested, &[]))
-                        .find(|v| schema_accepts(&nested, v) && m.accepts(v))?;
-                    Some((key.clone(), value))
-                })
-                .collect();
-            let mut object = object;
+            let mut object = Map::new();
+            for (key, m) in fields {
+                let nested = property_schema(property, key).unwrap_or(Value::Bool(true));
+                if let Some(value) = first_accepted(m, &nested, budget)? {
+                    object.insert(key.clone(), value);
+                }
+            }
             for key in required(property) {
                 if !object.contains_key(key) && !fields.contains_key(key) {
                     let nested = &property["properties"][key];
-                    object.insert(key.to_string(), example_instance(nested, property));
+                    let value = bounded_instance(nested, property).ok_or_else(too_large)?;
+                    object.insert(key.to_string(), value);
                 }
             }
             vec![Value::Object(object)]
         }
         Alternative::Unordered(items) | Alternative::Contains(items) => {
             let item_schema = item_schema(property);
-            let values: Option<Vec<Value>> = items
-                .iter()
-                .map(|m| {
-                    m.alternatives
-                        .iter()
-                        .flat_map(|a| alternative_values(a, &item_schema, &[]))
-                        .find(|v| schema_accepts(&item_schema, v) && m.accepts(v))
-                })
-                .collect();
-            values.map(Value::Array).into_iter().collect()
+            let mut values = Vec::with_capacity(items.len());
+            for m in items {
+                match first_accepted(m, &item_schema, budget)? {
+                    Some(value) => values.push(value),
+                    None => return Ok(Vec::new()),
+                }
+            }
+            vec![Value::Array(values)]
+        }
+    })
+}
+
+/// The first value `matcher` accepts that `schema` accepts too, if any.
+fn first_accepted(
+    matcher: &ArgMatcher,
+    schema: &Value,
+    budget: &mut SearchBudget,
+) -> Result<Option<Value>, Undecided> {
+    let check = SchemaCheck::new(schema, budget)?;
+    for alternative in &matcher.alternatives {
+        for value in alternative_values(alternative, schema, &[], budget)? {
+            if check.accepts(&value, budget)? && matcher.accepts(&value) {
+                return Ok(Some(value));
+            }
         }
     }
+    Ok(None)
+}
+
+fn too_large() -> Undecided {
+    Undecided(format!(
+        "a value the schema asks for is larger than the {} characters and items the search builds",
+        budget::MAX_VALUE_WEIGHT
+    ))
 }
 
 /// Strings a regex matches that the parameter's `pattern`, `format` and length bounds allow (or
-/// the enum values it matches), shortest first; then some that also avoid the refusing patterns.
-fn regex_values(pattern: &str, property: &Value, refusing: &[String]) -> Vec<Value> {
+/// the enum values it matches, the first `MOST_CANDIDATES`), shortest first; then some that also
+/// avoid the refusing patterns.
+fn regex_values(
+    pattern: &str,
+    property: &Value,
+    refusing: &[String],
+    budget: &mut SearchBudget,
+) -> Result<Vec<Value>, Undecided> {
     if let Some(options) = property.get("enum").and_then(Value::as_array) {
-        let regex = regex::Regex::new(pattern).ok();
-        return options
-            .iter()
-            .filter(|o| {
-                o.as_str()
-                    .is_some_and(|s| regex.as_ref().is_some_and(|r| r.is_match(s)))
-            })
-            .cloned()
-            .collect();
+        budget.spend(strings::COMPILE_STEPS)?;
+        let regex = regex::RegexBuilder::new(pattern)
+            .size_limit(budget::NFA_SIZE_LIMIT)
+            .build()
+            .map_err(|e| {
+                Undecided(format!(
+                    "the regex {pattern:?} cannot be compiled small: {e}"
+                ))
+            })?;
+        let mut matching = Vec::new();
+        for option in options {
+            budget.spend(check_cost(option))?;
+            if option.as_str().is_some_and(|s| regex.is_match(s)) {
+                matching.push(option.clone());
+                if matching.len() == MOST_CANDIDATES {
+                    break;
+                }
+            }
+        }
+        return Ok(matching);
     }
     let mut constraints = string_constraints(property);
     constraints.must_match.insert(0, pattern.to_string());
-    let mut found = match satisfying_strings(&constraints, 2) {
+    let mut found = match satisfying_strings(&constraints, 2, budget) {
         Ok(found) => found,
-        // A pattern the automata cannot search: its shortest match, checked by the schema later.
-        Err(Unsatisfiable::Unsearchable(_) | Unsatisfiable::TooLarge) => {
-            shortest_match(pattern).into_iter().collect()
-        }
         Err(Unsatisfiable::NoString) => Vec::new(),
+        // The search could not tell: its shortest match, if the schema takes it; else nobody
+        // can say.
+        Err(cannot) => match shortest_match(pattern) {
+            Some(text) if SchemaCheck::new(property, budget)?.accepts(&json!(text), budget)? => {
+                vec![text]
+            }
+            _ => return Err(Undecided(cannot.undecided().unwrap_or_default())),
+        },
     };
     if !refusing.is_empty() && !found.is_empty() {
         constraints.must_not_match = refusing.to_vec();
-        found.extend(satisfying_strings(&constraints, 2).unwrap_or_default());
+        found.extend(satisfying_strings(&constraints, 2, budget).unwrap_or_default());
     }
-    found.into_iter().map(Value::from).collect()
+    Ok(found.into_iter().map(Value::from).collect())
 }
 
 /// A string parameter's own constraints: its `pattern`, its `format` as a pattern, its lengths.
@@ -358,16 +509,22 @@ pub fn string_constraints(property: &Value) -> StringConstraints {
 }
 
 /// Values a parameter the expectation leaves open may take, best first (`None`: left out): its
-/// default, its enum values, both booleans, a minimal instance.
-fn open_candidates(property: &Value, root: &Value) -> Vec<Option<Value>> {
-    let mut candidates = vec![Some(example_instance(property, root))];
+/// default, its first enum values, both booleans, a minimal instance.
+fn open_candidates(
+    property: &Value,
+    root: &Value,
+    budget: &mut SearchBudget,
+) -> Result<Vec<Option<Value>>, Undecided> {
+    let instance = bounded_instance(property, root).ok_or_else(too_large)?;
+    budget.spend(check_cost(&instance))?;
+    let mut candidates = vec![Some(instance)];
     if let Some(options) = property.get("enum").and_then(Value::as_array) {
-        candidates.extend(options.iter().cloned().map(Some));
+        candidates.extend(options.iter().take(MOST_CANDIDATES).cloned().map(Some));
     }
     if property.get("type") == Some(&json!("boolean")) {
         candidates.extend([Some(json!(true)), Some(json!(false))]);
     }
-    candidates
+    Ok(candidates)
 }
 
 /// The parameters the rule that answers these arguments names, when it refuses.
@@ -377,10 +534,6 @@ fn refusing_rule_parameters(tool: &Tool, arguments: &Map<String, Value>) -> Vec<
         .filter(|rule| matches!(rule.response, Response::Error(_)))
         .map(|rule| rule.when.keys().cloned().collect())
         .unwrap_or_default()
-}
-
-fn schema_accepts(property: &Value, value: &Value) -> bool {
-    compile_schema(property).is_ok_and(|validator| validator.is_valid(value))
 }
 
 /// The schema of an array's items, in its context.

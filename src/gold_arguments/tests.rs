@@ -113,7 +113,9 @@ fn impossible_expectations_say_why_and_an_expected_refusal_is_met() {
         json!({"type": "object", "required": ["mode"], "properties": {"mode": {"enum": ["heat", "cool", "off"]}}}),
         &[(json!({"mode": "cool"}), "No air conditioning here.")],
     );
-    let why = gold_call(&call(json!({"mode": "cool"}), false), &thermostat).unwrap_err();
+    let why = gold_call(&call(json!({"mode": "cool"}), false), &thermostat)
+        .unwrap_err()
+        .to_string();
     assert!(
         why.contains("refused by the tool's behaviour") && why.contains("No air conditioning"),
         "{why}"
@@ -127,5 +129,138 @@ fn impossible_expectations_say_why_and_an_expected_refusal_is_met() {
         &[],
     );
     let why = gold_call(&call(json!({"code": {"regex": "^abc"}}), false), &short).unwrap_err();
-    assert!(why.contains("\"code\""), "{why}");
+    assert!(
+        matches!(&why, NoCall::Impossible(message) if message.contains("\"code\"")),
+        "{why}"
+    );
+}
+
+/// A tool with one required string parameter `p` of this schema, and an expected call whose
+/// matcher for `p` is `matcher` (none: left open).
+fn one_parameter(property: Value, matcher: Option<Value>) -> (Tool, ExpectedCall) {
+    let tool = tool(
+        json!({"type": "object", "required": ["p"], "properties": {"p": property}}),
+        &[],
+    );
+    let args = matcher.map_or(json!({}), |m| json!({ "p": m }));
+    (tool, call(args, false))
+}
+
+#[test]
+fn what_a_schema_claims_is_never_allocated_and_cannot_tell_is_not_impossible() {
+    let cases: Vec<(&str, Value, Option<Value>)> = vec![
+        (
+            "a billion items",
+            json!({"type": "array", "minItems": 1_000_000_000u64, "items": {"type": "string"}}),
+            None,
+        ),
+        (
+            "items of items",
+            json!({"type": "array", "minItems": 100_000, "items": {"type": "array", "minItems": 100_000}}),
+            None,
+        ),
+        (
+            "a pattern too large to compile small",
+            json!({"type": "string", "pattern": "^\\w{50000}$"}),
+            Some(json!({"regex": "^a"})),
+        ),
+        (
+            "a $ref to itself",
+            json!({"$ref": "#/properties/p", "required": ["p"]}),
+            None,
+        ),
+    ];
+    for (what, property, matcher) in cases {
+        let (tool, call) = one_parameter(property, matcher);
+        match gold_call(&call, &tool) {
+            Err(NoCall::Undecided(_)) => {}
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn long_values_are_built_in_linear_time_and_found() {
+    // A million characters: a regex padded, an open parameter filled.
+    let (tool, call) = one_parameter(
+        json!({"type": "string", "minLength": 1_000_000}),
+        Some(json!({"regex": "a"})),
+    );
+    let found = gold_call(&call, &tool).unwrap();
+    assert_eq!(found["p"].as_str().unwrap().chars().count(), 1_000_000);
+    let (tool, call) = one_parameter(json!({"type": "string", "minLength": 1_000_000}), None);
+    assert_eq!(
+        gold_call(&call, &tool).unwrap()["p"]
+            .as_str()
+            .unwrap()
+            .len(),
+        1_000_000
+    );
+    // An address both a pattern and a format allow, at least 60 characters long: the search
+    // cannot reach that far, a match stretched inside finds it.
+    let (tool, call) = one_parameter(
+        json!({"type": "string", "pattern": "^[a-z0-9]+@[a-z]+\\.com$", "format": "email", "minLength": 60}),
+        Some(
+            json!([{"regex": "^user7[a-z]*@example\\.com$"}, {"regex": "^user8[a-z]*@example\\.com$"}]),
+        ),
+    );
+    let found = gold_call(&call, &tool).unwrap();
+    let address = found["p"].as_str().unwrap();
+    assert!(
+        address.len() >= 60 && address.starts_with("user7"),
+        "{address}"
+    );
+}
+
+#[test]
+fn a_large_enum_is_read_once_and_its_first_matches_offered() {
+    let values: Vec<String> = (0..100_000).map(|i| format!("v{i:06}")).collect();
+    let (tool, call) = one_parameter(
+        json!({"type": "string", "enum": values}),
+        Some(json!({"regex": "^v"})),
+    );
+    assert_eq!(gold_call(&call, &tool).unwrap()["p"], "v000000");
+    let (tool, call) = one_parameter(
+        json!({"type": "string", "enum": values}),
+        Some(json!({"regex": "^w"})),
+    );
+    assert!(matches!(
+        gold_call(&call, &tool),
+        Err(NoCall::Impossible(_))
+    ));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Whatever the bounds a schema sets and the regex a task expects, the search ends within its
+    /// budget, and says "impossible" only where no value exists.
+    #[test]
+    fn any_bounds_end_within_the_budget(
+        min_length in proptest::prop_oneof![0u64..100, 0u64..5_000_000],
+        max_length in proptest::option::of(0u64..200),
+        repeat in 1u32..100_000,
+        prefix in "[a-z]{1,4}",
+    ) {
+        let mut property = json!({"type": "string", "minLength": min_length, "pattern": format!("^[a-z]{{{repeat},}}")});
+        if let Some(max) = max_length {
+            property["maxLength"] = json!(max);
+        }
+        let (tool, call) = one_parameter(property, Some(json!({"regex": format!("^{prefix}")})));
+        let mut budget = SearchBudget::new(budget::STEPS_PER_CALL, std::time::Duration::from_secs(600));
+        let found = gold_call_within(&call, &tool, &mut budget);
+        let least = min_length.max(u64::from(repeat)).max(prefix.len() as u64);
+        match found {
+            Ok(arguments) => {
+                let text = arguments["p"].as_str().unwrap();
+                proptest::prop_assert!(text.starts_with(&prefix));
+                proptest::prop_assert!(text.len() as u64 >= least);
+            }
+            Err(NoCall::Impossible(why)) => {
+                // Only when the lengths cannot meet.
+                proptest::prop_assert!(max_length.is_some_and(|max| max < least), "{why}");
+            }
+            Err(NoCall::Undecided(_)) => {}
+        }
+    }
 }

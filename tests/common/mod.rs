@@ -20,3 +20,29 @@ pub fn read_trials(folder: &std::path::Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// Runs `command` to its end and returns its output with the highest resident memory it was
+/// seen to reach (read from /proc every 20 ms while it lives).
+pub fn output_with_peak_memory(command: &mut std::process::Command) -> (std::process::Output, u64) {
+    let child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let watching = std::thread::spawn(move || {
+        let high_water = || -> Option<u64> {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? << 10)
+        };
+        let mut peak = 0;
+        while let Some(now) = high_water() {
+            peak = peak.max(now);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        peak
+    });
+    let output = child.wait_with_output().unwrap();
+    (output, watching.join().unwrap())
+}

@@ -432,13 +432,6 @@ fn a_live_server_is_drafted_for_through_its_own_tools() {
     assert!(text.contains("secure-filesystem-server.json"), "{text}");
 }
 
-/// The highest resident memory the process `pid` has reached, while it lives.
-fn peak_memory(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? << 10)
-}
-
 #[test]
 fn what_no_person_types_never_reaches_the_suite() {
     let huge = "Is it raining in Oslo? ".repeat(50_000_000 / 23);
@@ -466,25 +459,10 @@ fn what_no_person_types_never_reaches_the_suite() {
     )]);
     let provider = DrafterProvider::start(scripts, Duration::ZERO);
     let dir = workspace();
-    let child = command(
+    let (output, peak) = common::output_with_peak_memory(&mut command(
         dir.path(),
         &draft_args(&provider, &["--per-tool", "12", "--no-call", "0"]),
-    )
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped())
-    .spawn()
-    .unwrap();
-    let pid = child.id();
-    let watching = std::thread::spawn(move || {
-        let mut peak = 0;
-        while let Some(now) = peak_memory(pid) {
-            peak = peak.max(now);
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        peak
-    });
-    let output = child.wait_with_output().unwrap();
-    let peak = watching.join().unwrap();
+    ));
     println!(
         "draft with a 50 MB request: peak resident memory {} MB",
         peak >> 20

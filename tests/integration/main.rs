@@ -19,6 +19,7 @@ mod golden_runs;
 mod hosted_backends;
 mod hostile_folders;
 mod hostile_providers;
+mod hostile_suites;
 mod house;
 mod importers;
 mod improve;

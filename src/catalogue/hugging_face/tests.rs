@@ -145,7 +145,7 @@ fn a_cut_download_resumes_with_a_range_request_and_is_checked() {
         sha256: &sha,
         size: content.len() as u64,
     };
-    let got = hub.download(&file, &target, Some(pin), false).unwrap();
+    let (got, _) = hub.download(&file, &target, Some(pin), false).unwrap();
     assert_eq!(std::fs::read(&got).unwrap(), content);
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(requests[0].0, "/Org/Repo-GGUF/resolve/main/model-q4.gguf");

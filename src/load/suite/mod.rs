@@ -53,6 +53,7 @@ pub fn load_suite(
         toolset,
         variants,
         first_seen: HashMap::new(),
+        search: crate::gold_arguments::SearchBudget::for_load(),
     };
     let mut tasks = Vec::new();
     for spec in file.tasks {

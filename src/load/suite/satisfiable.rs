@@ -2,11 +2,13 @@
 //! by a run: each matcher's kind fits the parameter's type (no tolerance on a string, no regex on a
 //! number), omission is allowed only where the schema allows it, and each listed value, regex,
 //! tolerance or array matcher has a value the parameter's schema accepts (`gold_arguments` builds
-//! it). An alternative that can never apply beside others that can is a warning (dead); a matcher
-//! none of whose alternatives can apply is an error, reported once.
+//! it, within the load's search budget). An alternative that can never apply beside others that
+//! can is a warning (dead); a matcher none of whose alternatives can apply is an error, reported
+//! once; one whose search could not finish is a warning that says the check could not tell —
+//! never an error, which only a finished search can prove.
 
 use super::place::Place;
-use crate::gold_arguments::acceptable_values;
+use crate::gold_arguments::{SearchBudget, Undecided, acceptable_values};
 use crate::load::Diagnostic;
 use crate::load::toolset::check_literal;
 use crate::model::{Alternative, ArgMatcher, Tool};
@@ -23,12 +25,23 @@ pub struct ArgumentContext<'a> {
     pub span: Option<&'a Range<usize>>,
 }
 
-/// Reports what in `matcher` can never be met; `false` when nothing in it can (an error was said).
+/// Whether a matcher can be met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Meetable {
+    Yes,
+    /// Nothing in it can be (an error was said).
+    No,
+    /// The search could not tell (a warning was said).
+    CannotTell,
+}
+
+/// Reports what in `matcher` can never be met, searching within `budget`.
 pub fn check_matcher(
     context: &ArgumentContext<'_>,
     matcher: &ArgMatcher,
     diagnostics: &mut Vec<Diagnostic>,
-) -> bool {
+    budget: &mut SearchBudget,
+) -> Meetable {
     let ArgumentContext {
         task,
         tool,
@@ -52,7 +65,7 @@ pub fn check_matcher(
                 ),
                 "use a matcher of the parameter's type (see the argument matchers in tasks/README.md)".into(),
             ));
-            return false;
+            return Meetable::No;
         }
     }
     if matcher.alternatives.is_empty() && required {
@@ -64,14 +77,31 @@ pub fn check_matcher(
             ),
             "a call without it is refused by the schema; list the values that are right".into(),
         ));
-        return false;
+        return Meetable::No;
     }
-    let dead: Vec<&Alternative> = matcher
-        .alternatives
-        .iter()
-        .filter(|alternative| acceptable_values(alternative, &property).is_empty())
-        .collect();
-    let live = matcher.alternatives.len() - dead.len() + usize::from(matcher.may_omit && !required);
+    let mut dead: Vec<&Alternative> = Vec::new();
+    let mut undecided: Vec<(&Alternative, Undecided)> = Vec::new();
+    for alternative in &matcher.alternatives {
+        match acceptable_values(alternative, &property, budget) {
+            Ok(values) if values.is_empty() => dead.push(alternative),
+            Ok(_) => {}
+            Err(why) => undecided.push((alternative, why)),
+        }
+    }
+    let live = matcher.alternatives.len() - dead.len() - undecided.len()
+        + usize::from(matcher.may_omit && !required);
+    if live == 0 && !undecided.is_empty() {
+        let (alternative, why) = &undecided[0];
+        diagnostics.push(place.warning(
+            *span,
+            format!(
+                "task {task:?}: cannot tell whether any value the matcher for {name:?} accepts satisfies the tool's schema ({}: {why})",
+                describe(alternative)
+            ),
+            "the check stopped before it could decide; if the task is right, nothing needs doing, else simplify the parameter's pattern, enum or lengths".into(),
+        ));
+        return Meetable::CannotTell;
+    }
     if live == 0 {
         let reason = match dead.first() {
             Some(alternative) => format!(
@@ -86,7 +116,7 @@ pub fn check_matcher(
             format!("task {task:?}: no value the matcher for {name:?} accepts satisfies the tool's schema: {reason}"),
             fix,
         ));
-        return false;
+        return Meetable::No;
     }
     for alternative in dead {
         diagnostics.push(place.warning(
@@ -109,7 +139,7 @@ pub fn check_matcher(
             "remove the \"\"; the other values still apply".into(),
         ));
     }
-    true
+    Meetable::Yes
 }
 
 /// The kind of matcher an alternative is when the parameter cannot take values of that kind.
@@ -169,7 +199,10 @@ fn dead_reason(alternative: &Alternative, tool: &Tool, name: &str) -> String {
 fn describe(alternative: &Alternative) -> String {
     match alternative {
         Alternative::Literal(value) => format!("the value {value}"),
-        Alternative::Regex(regex) => format!("the regex {:?}", regex.as_str()),
+        Alternative::Regex(regex) => format!(
+            "the regex {:?}",
+            crate::untrusted_text::shown(regex.as_str(), 120)
+        ),
         Alternative::Approx { approx, tolerance } => format!("{approx} ± {tolerance}"),
         Alternative::Exact(text) => format!("the exact string {text:?}"),
         Alternative::Unordered(_) => "the unordered array".into(),

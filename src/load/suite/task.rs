@@ -3,8 +3,9 @@
 //! and every variant of it) and whose acceptable values satisfy their parameter's schema.
 
 use super::place::Place;
-use super::satisfiable::{ArgumentContext, check_matcher};
-use crate::gold_arguments::gold_call;
+use super::satisfiable::{ArgumentContext, Meetable, check_matcher};
+use crate::gold_arguments::budget::STEPS_PER_CALL;
+use crate::gold_arguments::{NoCall, SearchBudget, gold_call_within};
 use crate::load::Diagnostic;
 use crate::load::diagnostic::closest_name;
 use crate::load::toolset::parameters_help;
@@ -30,6 +31,8 @@ pub struct TaskChecks<'a> {
     pub variants: &'a [&'a LoadedVariant],
     /// Task id → where it was first defined, for duplicate reports.
     pub first_seen: HashMap<String, String>,
+    /// The work the searches for satisfying arguments may still do in this load.
+    pub search: SearchBudget,
 }
 
 impl TaskChecks<'_> {
@@ -271,7 +274,7 @@ impl TaskChecks<'_> {
     }
 
     fn expectation(
-        &self,
+        &mut self,
         id: &str,
         written: Written,
         tools: Option<&[TaskTool]>,
@@ -349,7 +352,7 @@ impl TaskChecks<'_> {
     }
 
     fn expected_call(
-        &self,
+        &mut self,
         id: &str,
         call: Located<ExpectedCallSpec>,
         tools: Option<&[TaskTool]>,
@@ -424,7 +427,7 @@ impl TaskChecks<'_> {
         }
         let parameters: Vec<String> = tool.parameters().map(|(k, _)| k.clone()).collect();
         let mut args = BTreeMap::new();
-        let mut satisfiable = true;
+        let mut meetable = Meetable::Yes;
         for (name, mut written) in spec.args {
             toml_datetimes_as_strings(&mut written);
             let span = name.span.as_ref().or(tool_span);
@@ -459,7 +462,17 @@ impl TaskChecks<'_> {
                 place,
                 span,
             };
-            satisfiable &= check_matcher(&context, &matcher, diagnostics);
+            let mut allotted = self.search.allot(STEPS_PER_CALL);
+            let checked = check_matcher(&context, &matcher, diagnostics, &mut allotted);
+            self.search.settle(STEPS_PER_CALL, &allotted);
+            match checked {
+                Meetable::Yes => {}
+                Meetable::No => meetable = Meetable::No,
+                Meetable::CannotTell if meetable == Meetable::Yes => {
+                    meetable = Meetable::CannotTell
+                }
+                Meetable::CannotTell => {}
+            }
             args.insert(name.value, matcher);
         }
         let call = ExpectedCall {
@@ -468,17 +481,27 @@ impl TaskChecks<'_> {
             refused: spec.refused,
         };
         // Each argument can be met: then the call as a whole, against the schema and the tool's
-        // simulated behaviour. Whether that is an error is the expectation's to say.
-        let unmet = satisfiable
-            .then(|| gold_call(&call, tool).err())
-            .flatten()
-            .map(|why| {
-                place.error(
+        // simulated behaviour. Whether that is an error is the expectation's to say; a search
+        // that could not finish is said here, as a warning, and is no error anywhere.
+        let mut unmet = None;
+        if meetable == Meetable::Yes {
+            let mut allotted = self.search.allot(STEPS_PER_CALL);
+            let found = gold_call_within(&call, tool, &mut allotted);
+            self.search.settle(STEPS_PER_CALL, &allotted);
+            match found {
+                Ok(_) => {}
+                Err(NoCall::Impossible(why)) => unmet = Some(place.error(
                     tool_span,
                     format!("task {id:?}: no call to {:?} meets this expectation: {why}", tool.name),
                     "fix the expected values, or, if the task tests that the tool refuses this call, add `refused = true` to the expected call".into(),
-                )
-            });
+                )),
+                Err(NoCall::Undecided(why)) => diagnostics.push(place.warning(
+                    tool_span,
+                    format!("task {id:?}: cannot tell whether a call to {:?} meets this expectation: {why}", tool.name),
+                    "the check stopped before it could decide; if the task is right, nothing needs doing, else simplify the tool's schema or the expected values".into(),
+                )),
+            }
+        }
         Some((call, unmet))
     }
 }
