@@ -28,6 +28,7 @@ mod load_errors;
 mod mcp_modern;
 mod mcp_wire;
 mod model_fetch;
+mod owned_folders;
 mod peers;
 mod promotion_screen;
 mod resume;
