@@ -233,7 +233,7 @@ fn parse_wait(text: &str) -> Result<f64, String> {
 /// A wait in seconds that may be 0: a finite number from 0 to a week.
 fn parse_wait_or_none(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(s) if s == 0.0 => Ok(0.0),
+        Ok(0.0) => Ok(0.0),
         _ => parse_wait(text),
     }
 }

@@ -29,7 +29,7 @@
 //! | [`score`] | pure scoring: the outcome taxonomy, argument matching, BFCL's own checker (`bfcl/`), tallies with Wilson intervals |
 //! | [`load`] | reading files (`toolset/`, `suite/`, `variant`, `workspace/`), cross-checking them, diagnostics with file, line and column; the toolset a command names (`ToolsetTarget`) |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
-//! | [`gold_arguments`] | arguments that satisfy an expected call: what the oracle sends and what importers check answers with |
+//! | [`gold_arguments`] | arguments that satisfy an expected call, searched within a budget of work, size and time ("cannot tell" is never "impossible"): what the oracle sends and what importers check answers with |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`ranking`] | ranking tools for a request, in one place: the tokeniser, BM25 over the one tool document, TF-IDF similarity of descriptions, the request's text, `ToolRanker` and top K |
 //! | [`tool_exposure`] | the `--exposure` strategies (`flat`, `retrieve:R:K`, `search-tool`, `native-search`): names, parsing, labels, what a trial records of them |

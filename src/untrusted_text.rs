@@ -67,8 +67,7 @@ pub fn hidden_characters(text: &str) -> Vec<char> {
 /// `max_chars` characters with the length it had.
 pub fn shown(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
-    let mut count = 0;
-    for c in text.chars() {
+    for (count, c) in text.chars().enumerate() {
         if count == max_chars {
             let total = text.chars().count();
             out.push_str(&format!("… ({total} characters in all)"));
@@ -79,7 +78,6 @@ pub fn shown(text: &str, max_chars: usize) -> String {
         } else {
             out.push(c);
         }
-        count += 1;
     }
     out
 }

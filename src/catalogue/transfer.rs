@@ -105,7 +105,9 @@ fn free_bytes(dir: &Path) -> Option<u64> {
         }
         // SAFETY: statvfs returned 0, so it filled the buffer.
         let stats = unsafe { stats.assume_init() };
-        Some((stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64))
+        // The fields' widths differ between systems (u64 here, u32 on some 32-bit ones).
+        #[allow(clippy::useless_conversion)]
+        Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
     }
     #[cfg(not(unix))]
     {

@@ -9,7 +9,7 @@
 //! `ignore`, `instructions`, `every`, `request`) promote or instruct when they stand near each
 //! other (`RULES`); a few words and phrases do wherever they stand. A stem of a script written
 //! without spaces matches inside a clause, any other a whole word. What it finds and misses is
-//! measured in `docs/improve.md`. Pure.
+//! measured in `docs/hostile-input.md`. Pure.
 
 use crate::untrusted_text::folded;
 use std::collections::BTreeMap;

@@ -121,3 +121,50 @@ fn list_shows_what_is_found() {
         assert!(stdout.contains(heading), "{stdout}");
     }
 }
+
+#[test]
+fn a_wait_no_duration_holds_is_refused_by_name_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let commands: [&[&str]; 3] = [
+        &["draft", "toolsets/travel.toml", "-o", "d"],
+        &[
+            "improve",
+            "tasks/travel.toml",
+            "--backend",
+            "bm25",
+            "-o",
+            "i",
+        ],
+        &[
+            "run",
+            "tasks/travel.toml",
+            "--backend",
+            "bm25",
+            "--out",
+            "r",
+        ],
+    ];
+    for command in commands {
+        for wait in ["inf", "1e300", "NaN", "0"] {
+            let mut args = command.to_vec();
+            args.extend(["--timeout", wait]);
+            let out = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+                .args(&args)
+                .current_dir(root())
+                .env("MCPICK_OFFLINE", "1")
+                .env("HOME", dir.path())
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+            assert!(
+                said.contains("--timeout") && !said.contains("panicked"),
+                "{args:?}: {said}"
+            );
+        }
+    }
+    // Nothing was written for any of them.
+    for folder in ["d", "i", "r"] {
+        assert!(!root().join(folder).exists());
+    }
+}

@@ -4,7 +4,7 @@
 //! pattern, a format and a length, and a suite of 1,300 such tasks under 1 MB. `validate` answers each
 //! in bounded memory — a call found, "impossible" only where no value exists, or a warning that
 //! names the expectation it could not decide — and never aborts. How long each takes is a figure in
-//! docs/validate-bounds.md, not a timed test.
+//! docs/hostile-input.md, not a timed test.
 
 use crate::common;
 use serde_json::{Value, json};

@@ -42,6 +42,24 @@ struct Case {
 fn cases() -> Vec<Case> {
     vec![
         Case {
+            name: "a task id with a control character",
+            files: &[
+                ("toolsets/weather.toml", TOOLSET),
+                (
+                    "tasks/s.toml",
+                    "format = 1\nsuite = \"s\"\ntoolset = \"weather\"\n\n[[task]]\nid = \"rain\\u0000now\"\nprompt = \"Rain in Oslo?\"\nexpect = [{ tool = \"get_weather\" }]\n",
+                ),
+            ],
+            load: &["toolsets/weather.toml", "tasks/s.toml"],
+            file: "tasks/s.toml",
+            line: Some(6),
+            record: None,
+            wording: &[
+                "task id \"rain\\u{0}now\" holds a control",
+                "every report file",
+            ],
+        },
+        Case {
             name: "TOML syntax error",
             files: &[("toolsets/bad.toml", "format = 1\n\n[[tool]\nname = \"a\"\n")],
             load: &["toolsets/bad.toml"],

@@ -1,4 +1,4 @@
-//! The promotion screen (`improve`'s, `mcpick::improve::promotion`) measured, as docs/improve.md
+//! The promotion screen (`improve`'s, `mcpick::improve::promotion`) measured, as docs/hostile-input.md
 //! reports it: on descriptions written to promote a tool or instruct the model in eleven
 //! languages and several disguises (`tests/data/promotion/hostile.tsv`, paraphrases it may miss
 //! included), on every description the project ships, and on the 11,000 distinct function and

@@ -61,6 +61,8 @@ fn task(id: &str, city: &str) -> String {
 }
 
 fn drive(dir: &Path, answers: &str, editor: &str) -> (i32, String) {
+    let scratch = dir.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
     let output: Output = Command::new("python3")
         .arg("-c")
         .arg(PTY_DRIVER)
@@ -70,9 +72,16 @@ fn drive(dir: &Path, answers: &str, editor: &str) -> (i32, String) {
         .arg("drafted")
         .current_dir(dir)
         .env("EDITOR", editor)
+        .env("TMPDIR", &scratch)
         .env_remove("VISUAL")
         .output()
         .unwrap();
+    // The editor's scratch folder is gone with its file: the temporary folder is as it was.
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("planted")], "{left:?}");
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     (output.status.code().unwrap_or(-1), text)
@@ -103,6 +112,9 @@ fn a_review_through_a_terminal_accepts_rejects_edits_quits_and_resumes() {
     .map(|(id, city)| task(id, city))
     .collect();
     std::fs::write(drafted.join("tasks.jsonl"), lines.join("\n") + "\n").unwrap();
+    // Another program's file in the temporary folder, which the review must leave alone.
+    std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+    std::fs::write(dir.path().join("tmp/planted"), "not the review's").unwrap();
     // Editors: one that changes the city, one that writes a review state that does not exist.
     let good = dir.path().join("good-editor.sh");
     std::fs::write(&good, "#!/bin/sh\nsed -i 's/Oslo/Bergen/g' \"$1\"\n").unwrap();
