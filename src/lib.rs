@@ -39,6 +39,7 @@
 //! | [`pick_distribution`] | how sure the model was of its first pick: each action's probability, the bounded part a trial keeps, `p_right`, margin, strongest competitor |
 //! | [`untrusted_text`] | text from outside as checks read it (NFKC, invisible characters removed, UTS #39 confusables folded) and as files and terminals show it (control and bidirectional characters refused or escaped, long text cut) |
 //! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
+//! | [`folder_lock`] | a lock file saying one process works in a folder (`review`'s writes, one `improve` per folder) |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
 //! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
 //! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
@@ -50,6 +51,7 @@ pub mod cli;
 pub mod commands;
 pub mod draft;
 pub mod file_replace;
+pub mod folder_lock;
 pub mod gold_arguments;
 pub mod hashing;
 pub mod import;

@@ -150,6 +150,17 @@ pub async fn receive(
     let mut received = 0u64;
     let mut window_start = started;
     let mut window_bytes = 0u64;
+    let late = |received: u64| {
+        TransferFailure::new(
+            format!(
+                "not finished within {} s, the time {} bytes take at the slowest rate allowed",
+                (deadline - started).as_secs(),
+                total - already
+            ),
+            received,
+            true,
+        )
+    };
     loop {
         let now = Instant::now();
         let wait = limits.stall.min(deadline.saturating_duration_since(now));
@@ -163,17 +174,7 @@ pub async fn receive(
                     true,
                 ));
             }
-            Err(_) if Instant::now() >= deadline => {
-                return Err(TransferFailure::new(
-                    format!(
-                        "not finished within {} s, the time {} bytes take at the slowest rate allowed",
-                        (deadline - started).as_secs(),
-                        total - already
-                    ),
-                    received,
-                    true,
-                ));
-            }
+            Err(_) if Instant::now() >= deadline => return Err(late(received)),
             Err(_) => {
                 return Err(TransferFailure::new(
                     format!("nothing arrived for {} s", limits.stall.as_secs_f64()),
@@ -196,15 +197,7 @@ pub async fn receive(
         window_bytes += piece.len() as u64;
         let now = Instant::now();
         if now >= deadline {
-            return Err(TransferFailure::new(
-                format!(
-                    "not finished within {} s, the time {} bytes take at the slowest rate allowed",
-                    (deadline - started).as_secs(),
-                    total - already
-                ),
-                received,
-                true,
-            ));
+            return Err(late(received));
         }
         let elapsed = now - window_start;
         if elapsed >= limits.window {

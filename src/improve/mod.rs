@@ -118,21 +118,13 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 fn lock_folder(state: &Path, out: &Path) -> Result<std::fs::File, String> {
     std::fs::create_dir_all(state).map_err(|e| format!("{}: {e}", state.display()))?;
     let path = state.join("lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+    crate::folder_lock::try_hold(&path)?.ok_or_else(|| {
+        format!(
             "another improve is working in {} (it holds {}); wait for it to finish, or give a new -o",
             out.display(),
             path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("{}: {e}", path.display())),
-    }
+        )
+    })
 }
 
 /// Runs `improve`; `say` gets each progress line. The account is returned however it ended.

@@ -52,18 +52,14 @@ fn the_screen_finds_promotion_in_eleven_languages_and_passes_honest_descriptions
         let value: toml::Table = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         collect_descriptions(&serde_json::to_value(value).unwrap(), &mut texts);
     }
-    let flagged: Vec<(&String, Vec<String>)> = texts
-        .iter()
-        .map(|t| (t, promotion(t)))
-        .filter(|(_, f)| !f.is_empty())
-        .collect();
+    let found = flagged(&texts);
     println!(
         "shipped: {} descriptions, {} flagged",
         texts.len(),
-        flagged.len()
+        found.len()
     );
     assert!(texts.len() > 200, "{}", texts.len());
-    assert!(flagged.is_empty(), "{flagged:?}");
+    assert!(found.is_empty(), "{found:?}");
 
     // BFCL v4's function and parameter descriptions.
     let bfcl = root().join("tests/peers/.venv/lib/python3.11/site-packages/bfcl_eval/data");
@@ -84,18 +80,23 @@ fn the_screen_finds_promotion_in_eleven_languages_and_passes_honest_descriptions
     }
     texts.sort();
     texts.dedup();
-    let flagged: Vec<(&String, Vec<String>)> = texts
-        .iter()
-        .map(|t| (t, promotion(t)))
-        .filter(|(_, f)| !f.is_empty())
-        .collect();
+    let found = flagged(&texts);
     println!(
-        "BFCL v4: {} distinct descriptions, {} flagged: {flagged:?}",
+        "BFCL v4: {} distinct descriptions, {} flagged: {found:?}",
         texts.len(),
-        flagged.len()
+        found.len()
     );
     assert!(texts.len() > 10_000, "{}", texts.len());
-    assert!(flagged.len() * 1000 <= texts.len(), "{flagged:?}");
+    assert!(found.len() * 1000 <= texts.len(), "{found:?}");
+}
+
+/// The texts the screen flags, with what it found in each.
+fn flagged(texts: &[String]) -> Vec<(&String, Vec<String>)> {
+    texts
+        .iter()
+        .map(|t| (t, promotion(t)))
+        .filter(|(_, found)| !found.is_empty())
+        .collect()
 }
 
 fn collect_descriptions(value: &Value, out: &mut Vec<String>) {
