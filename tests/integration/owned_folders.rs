@@ -2,9 +2,9 @@
 //! whole machine: HOME, the temporary folder, the model folder and a prefix cache pointed at a
 //! folder other programs share, each planted with other programs' files — hour-old `*.tmp` and
 //! `*.partial` files, `*.kv` files, a suite and notes written by hand. Then mcpick's commands run
-//! there as a person would run them (validate, lint, run with the offline baselines, the
-//! embedding model and the embedded model, ab, sweep, report, compare, models and
-//! `--clear-kv-cache`, draft with a scripted drafter, review, improve with a scripted rewriter),
+//! there as a person would run them (validate, lint, run with the offline baselines and the
+//! embedded model, ab, sweep, report, compare, models and `--clear-kv-cache`, draft with a
+//! scripted drafter and the embedding model, review, improve with a scripted rewriter),
 //! and every file outside the folders it was given (`--out`, `-o`), its model folder and its own
 //! cache files must be exactly as it was — none changed, none deleted, none added.
 
@@ -229,8 +229,6 @@ fn nothing_outside_the_folders_mcpick_owns_is_written_or_deleted() {
         "random",
         "--backend",
         "oracle",
-        "--backend",
-        "embed",
         "--no-progress",
         "--out",
         "runs/offline",
