@@ -642,6 +642,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
         /// Whatever number is given, a wait that parses fits in a `Duration`.
         #[test]
         fn any_wait_that_parses_is_a_duration(value in prop_oneof![

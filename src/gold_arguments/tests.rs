@@ -231,7 +231,7 @@ fn a_large_enum_is_read_once_and_its_first_matches_offered() {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
 
     /// Whatever the bounds a schema sets and the regex a task expects, the search ends within its
     /// budget, and says "impossible" only where no value exists.

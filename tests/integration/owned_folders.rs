@@ -3,8 +3,8 @@
 //! folder other programs share, each planted with other programs' files — hour-old `*.tmp` and
 //! `*.partial` files, `*.kv` files, a suite and notes written by hand. Then mcpick's commands run
 //! there as a person would run them (validate, lint, run with the offline baselines and the
-//! embedded model, ab, sweep, report, compare, models and `--clear-kv-cache`, draft with a
-//! scripted drafter and the embedding model, review, improve with a scripted rewriter),
+//! embedded model, sweep, report, compare, models and `--clear-kv-cache`, draft with a scripted
+//! drafter and the embedding model, review, improve with a scripted rewriter),
 //! and every file outside the folders it was given (`--out`, `-o`), its model folder and its own
 //! cache files must be exactly as it was — none changed, none deleted, none added.
 
@@ -206,6 +206,29 @@ prompt = "Wake me at 7."
 expect = [{ tool = "set_alarm" }]
 "#;
 
+/// Four more, for `improve`, which splits a suite in two.
+const MORE_TASKS: &str = r#"
+[[task]]
+id = "wind"
+prompt = "How windy is it in Lisbon now?"
+expect = [{ tool = "get_weather" }]
+
+[[task]]
+id = "yen"
+prompt = "How many yen is 40 euros?"
+expect = [{ tool = "convert_currency" }]
+
+[[task]]
+id = "dollars"
+prompt = "Turn 15 pounds into dollars."
+expect = [{ tool = "convert_currency" }]
+
+[[task]]
+id = "nap"
+prompt = "Ring in twenty minutes, I am taking a nap."
+expect = [{ tool = "set_alarm" }]
+"#;
+
 #[test]
 fn nothing_outside_the_folders_mcpick_owns_is_written_or_deleted() {
     let sandbox = Sandbox::new();
@@ -213,6 +236,8 @@ fn nothing_outside_the_folders_mcpick_owns_is_written_or_deleted() {
     std::fs::create_dir_all(work.join("tiny")).unwrap();
     std::fs::write(work.join("tiny/tiny.toml"), TINY_TOOLSET).unwrap();
     std::fs::write(work.join("tiny/suite.toml"), TINY_SUITE).unwrap();
+    let six = TINY_SUITE.replace("suite = \"tiny\"", "suite = \"tiny6\"") + MORE_TASKS;
+    std::fs::write(work.join("tiny/six.toml"), six).unwrap();
     let before = snapshot(&sandbox.top);
 
     let ok = |(code, said): (Option<i32>, String), args: &str| {
@@ -247,22 +272,6 @@ fn nothing_outside_the_folders_mcpick_owns_is_written_or_deleted() {
             "runs/local",
         ]),
         "run local",
-    );
-    ok(
-        sandbox.mcpick(&[
-            "ab",
-            "tasks/travel.toml",
-            "--variant",
-            "travel-terse",
-            "--variant",
-            "travel-rich",
-            "--backend",
-            "bm25",
-            "--no-progress",
-            "--out",
-            "runs/ab",
-        ]),
-        "ab",
     );
     ok(
         sandbox.mcpick(&[
@@ -332,7 +341,7 @@ fn nothing_outside_the_folders_mcpick_owns_is_written_or_deleted() {
     ok(
         sandbox.mcpick(&[
             "improve",
-            "tasks/travel.toml",
+            "tiny/six.toml",
             "--backend",
             "bm25",
             "--rewriter",

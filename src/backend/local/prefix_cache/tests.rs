@@ -265,7 +265,7 @@ fn in_a_shared_folder_only_the_caches_own_files_are_counted_or_deleted() {
 #[test]
 fn claimed_lengths_are_checked_before_anything_is_read() {
     let dir = tempfile::tempdir().unwrap();
-    let cache = PrefixCache::new(dir.path(), "key", 512 << 20);
+    let cache = PrefixCache::new(dir.path(), "key", 256 << 20);
     let tokens = [1, 2, 3];
     cache.store(&tokens, &state(100, 1)).unwrap();
     let path = cache.path_of(&tokens);
@@ -281,12 +281,12 @@ fn claimed_lengths_are_checked_before_anything_is_read() {
         .unwrap();
     assert!(cache.longest_prefix(&tokens, 0).is_none());
     assert!(!path.exists(), "deleted as unusable");
-    // A state of 768 MiB claimed in a sparse file of that size: refused by the cache's own size
+    // A state of 384 MiB claimed in a sparse file of that size: refused by the cache's own size
     // before a byte of it is read.
     let header = serde_json::to_vec(&Header {
         key: "key".into(),
         tokens: tokens.to_vec(),
-        state_bytes: 3 << 28,
+        state_bytes: 3 << 27,
         state_sha256: "00".repeat(32),
     })
     .unwrap();
@@ -296,7 +296,7 @@ fn claimed_lengths_are_checked_before_anything_is_read() {
         bytes.extend(&header);
         std::fs::write(path, &bytes).unwrap();
         let file = std::fs::File::options().write(true).open(path).unwrap();
-        file.set_len(bytes.len() as u64 + (3 << 28)).unwrap();
+        file.set_len(bytes.len() as u64 + (3 << 27)).unwrap();
     };
     write_claim(&path);
     let started = std::time::Instant::now();
@@ -319,7 +319,7 @@ fn claimed_lengths_are_checked_before_anything_is_read() {
     assert!(roomy.load(&path).is_none());
     if let (Some(before), Some(after)) = (before, peak()) {
         assert!(
-            after < before + (512 << 20),
+            after < before + (256 << 20),
             "peak memory rose from {before} to {after} bytes"
         );
     }
