@@ -45,10 +45,10 @@ pub enum Decided {
     Changed,
 }
 
-/// The task file as read: each line's text, and its record where it is one.
+/// The task file as read: each line's bytes (without its `\n`), and its record where it is one.
 struct Lines {
     bytes: Vec<u8>,
-    lines: Vec<(String, Option<Record>)>,
+    lines: Vec<(Vec<u8>, Option<Record>)>,
 }
 
 impl ReviewFile {
@@ -82,17 +82,20 @@ impl ReviewFile {
     fn read(&self) -> Result<Lines, String> {
         let bytes = std::fs::read(&self.tasks_file)
             .map_err(|e| format!("{}: {e}", self.tasks_file.display()))?;
-        let text = String::from_utf8_lossy(&bytes);
-        let lines = text
-            .lines()
-            .map(|line| {
-                let record = match serde_json::from_str::<Value>(line) {
-                    Ok(Value::Object(record)) => Some(record),
-                    _ => None,
-                };
-                (line.to_string(), record)
-            })
-            .collect();
+        let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+        let lines = if body.is_empty() {
+            Vec::new()
+        } else {
+            body.split(|&b| b == b'\n')
+                .map(|line| {
+                    let record = match serde_json::from_slice::<Value>(line) {
+                        Ok(Value::Object(record)) => Some(record),
+                        _ => None,
+                    };
+                    (line.to_vec(), record)
+                })
+                .collect()
+        };
         Ok(Lines { bytes, lines })
     }
 
@@ -145,79 +148,150 @@ impl ReviewFile {
     /// Applies `decision` to the record `shown`, as it is on disk now.
     pub fn decide(&self, shown: &Record, decision: &Decision) -> Result<Decided, String> {
         let _lock = self.lock()?;
-        let decided = self.decide_locked(shown, decision)?;
-        if let (Decided::Done, Decision::Replace(edited)) = (&decided, decision) {
-            let errors = self.load_errors();
-            if !errors.is_empty() {
-                // The edit goes back out the way it came in: other lines changed meanwhile stay.
-                self.decide_locked(edited, &Decision::Replace(shown.clone()))?;
-                return Err(errors.join("\n"));
-            }
+        let Decision::Replace(edited) = decision else {
+            return Ok(self.decide_locked(shown, decision)?.0);
+        };
+        // An edit is kept only if it brings no error the suite did not have.
+        let before = self.load_errors();
+        let (decided, position) = self.decide_locked(shown, decision)?;
+        if decided != Decided::Done {
+            return Ok(decided);
         }
-        Ok(decided)
+        let new: Vec<String> = self
+            .load_errors()
+            .into_iter()
+            .filter(|e| !before.contains(e))
+            .collect();
+        if new.is_empty() {
+            return Ok(Decided::Done);
+        }
+        // The edit goes back out the way it came in, at the line it went to: other lines
+        // changed meanwhile stay.
+        match self.restore_line(position, edited, shown)? {
+            Decided::Done => Err(new.join("\n")),
+            Decided::Changed => Err(format!(
+                "{}\nand the file changed meanwhile, so the edit could not be taken back: line {} holds it",
+                new.join("\n"),
+                position + 1
+            )),
+        }
     }
 
-    fn decide_locked(&self, shown: &Record, decision: &Decision) -> Result<Decided, String> {
+    /// Applies `decision` to the first line holding `shown`: whether it was done, and at which
+    /// line.
+    fn decide_locked(
+        &self,
+        shown: &Record,
+        decision: &Decision,
+    ) -> Result<(Decided, usize), String> {
         let lines = self.read()?;
-        if let Some((k, _)) = lines
-            .lines
-            .iter()
-            .enumerate()
-            .find(|(_, (text, r))| r.is_none() && !text.trim().is_empty())
-        {
-            return Err(format!(
-                "{}:{}: not a task record (a JSON object) now; fix the line, then decide again",
-                self.tasks_file.display(),
-                k + 1
-            ));
-        }
+        self.refuse_unreadable(&lines)?;
         let Some(position) = lines
             .lines
             .iter()
             .position(|(_, record)| record.as_ref() == Some(shown))
         else {
-            return Ok(Decided::Changed);
+            return Ok((Decided::Changed, 0));
         };
-        let mut kept: Vec<String> = Vec::with_capacity(lines.lines.len());
-        for (k, (text, _)) in lines.lines.iter().enumerate() {
-            if k != position {
-                kept.push(text.clone());
-                continue;
+        let replacement = match decision {
+            Decision::Accept => {
+                let mut record = shown.clone();
+                record.insert("review".into(), Value::String("accepted".into()));
+                Some(Value::Object(record).to_string().into_bytes())
             }
-            match decision {
-                Decision::Accept => {
-                    let mut record = shown.clone();
-                    record.insert("review".into(), Value::String("accepted".into()));
-                    kept.push(Value::Object(record).to_string());
-                }
-                Decision::Replace(record) => kept.push(Value::Object(record.clone()).to_string()),
-                Decision::Reject => {}
+            Decision::Replace(record) => {
+                Some(Value::Object(record.clone()).to_string().into_bytes())
             }
+            Decision::Reject => None,
+        };
+        // Still what was read (an editor's save in the meantime is not overwritten): only then is
+        // anything written, the rejected line first.
+        if !self.unchanged(&lines)? {
+            return Ok((Decided::Changed, position));
         }
         if matches!(decision, Decision::Reject) {
-            let rejected = self.tasks_file.with_file_name("rejected.jsonl");
-            let mut file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&rejected)
-                .map_err(|e| format!("{}: {e}", rejected.display()))?;
-            writeln!(file, "{}", lines.lines[position].0)
-                .and_then(|()| file.sync_data())
-                .map_err(|e| format!("{}: {e}", rejected.display()))?;
+            self.append_rejected(&lines.lines[position].0)?;
         }
-        let mut text = kept.join("\n");
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        // Still what was read: a save from an editor in the meantime is not overwritten.
-        let now = std::fs::read(&self.tasks_file)
-            .map_err(|e| format!("{}: {e}", self.tasks_file.display()))?;
-        if now != lines.bytes {
+        self.write(&lines, position, replacement)?;
+        Ok((Decided::Done, position))
+    }
+
+    /// Puts `previous` back at line `position` if it still holds `now`.
+    fn restore_line(
+        &self,
+        position: usize,
+        now: &Record,
+        previous: &Record,
+    ) -> Result<Decided, String> {
+        let lines = self.read()?;
+        let holds = lines
+            .lines
+            .get(position)
+            .is_some_and(|(_, record)| record.as_ref() == Some(now));
+        if !holds || !self.unchanged(&lines)? {
             return Ok(Decided::Changed);
         }
-        replace(&self.tasks_file, text.as_bytes())
-            .map_err(|e| format!("{}: {e}", self.tasks_file.display()))?;
+        let previous = Value::Object(previous.clone()).to_string().into_bytes();
+        self.write(&lines, position, Some(previous))?;
         Ok(Decided::Done)
+    }
+
+    fn refuse_unreadable(&self, lines: &Lines) -> Result<(), String> {
+        match lines
+            .lines
+            .iter()
+            .position(|(text, r)| r.is_none() && !text.trim_ascii().is_empty())
+        {
+            Some(k) => Err(format!(
+                "{}:{}: not a task record (a JSON object) now; fix the line, then decide again",
+                self.tasks_file.display(),
+                k + 1
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn unchanged(&self, lines: &Lines) -> Result<bool, String> {
+        let now = std::fs::read(&self.tasks_file)
+            .map_err(|e| format!("{}: {e}", self.tasks_file.display()))?;
+        Ok(now == lines.bytes)
+    }
+
+    fn append_rejected(&self, line: &[u8]) -> Result<(), String> {
+        let rejected = self.tasks_file.with_file_name("rejected.jsonl");
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&rejected)
+            .map_err(|e| format!("{}: {e}", rejected.display()))?;
+        file.write_all(line)
+            .and_then(|()| file.write_all(b"\n"))
+            .and_then(|()| file.sync_data())
+            .map_err(|e| format!("{}: {e}", rejected.display()))
+    }
+
+    /// Replaces the task file with `lines`, line `position` replaced (or, with `None`, left out);
+    /// every other line as it was, byte for byte.
+    fn write(
+        &self,
+        lines: &Lines,
+        position: usize,
+        replacement: Option<Vec<u8>>,
+    ) -> Result<(), String> {
+        let mut text: Vec<u8> = Vec::with_capacity(lines.bytes.len());
+        for (k, (line, _)) in lines.lines.iter().enumerate() {
+            let line = if k == position {
+                match &replacement {
+                    Some(replacement) => replacement,
+                    None => continue,
+                }
+            } else {
+                line
+            };
+            text.extend_from_slice(line);
+            text.push(b'\n');
+        }
+        replace(&self.tasks_file, &text).map_err(|e| format!("{}: {e}", self.tasks_file.display()))
     }
 
     fn load_errors(&self) -> Vec<String> {
@@ -227,19 +301,16 @@ impl ReviewFile {
             .collect()
     }
 
-    /// The folder's review lock, held while a decision is written.
+    /// The folder's review lock, held while a decision is written (`draft` holds it too while
+    /// it writes the task file).
     fn lock(&self) -> Result<std::fs::File, String> {
-        let path = self.tasks_file.with_file_name(".review.lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        file.lock()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(file)
+        crate::folder_lock::hold(&lock_path(&self.tasks_file))
     }
+}
+
+/// The review lock of the folder holding `tasks_file`.
+pub fn lock_path(tasks_file: &Path) -> std::path::PathBuf {
+    tasks_file.with_file_name(".review.lock")
 }
 
 impl Lines {
@@ -247,7 +318,7 @@ impl Lines {
         self.lines
             .into_iter()
             .enumerate()
-            .filter(|(_, (text, _))| !text.trim().is_empty())
+            .filter(|(_, (text, _))| !text.trim_ascii().is_empty())
             .map(|(k, (_, record))| {
                 record.ok_or_else(|| {
                     format!(

@@ -12,8 +12,9 @@
 //!   only, never for showing (UTS #39 says as much).
 //! - **What is stored and shown** (`hidden_characters`, `shown`): characters that move the cursor,
 //!   ring a bell, end a line where none is seen or reverse the text on screen (C0 and C1 controls
-//!   other than tab and newline, DEL, the bidirectional overrides and isolates) are refused where
-//!   text is kept, and escaped (`\u{1b}`) wherever it is printed, with long text cut to a bound.
+//!   other than tab and newline, DEL, the line and paragraph separators, the bidirectional marks,
+//!   overrides and isolates) are refused where text is kept, and escaped (`\u{1b}`) wherever it is
+//!   printed, with long text cut to a bound.
 
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
@@ -46,10 +47,20 @@ pub fn invisible(c: char) -> bool {
 }
 
 /// Whether `c` may change what a terminal or an editor shows beyond itself: a control character
-/// other than tab and newline (C0, DEL, C1), or a bidirectional embedding, override or isolate.
+/// other than tab and newline (C0, DEL, C1), a line or paragraph separator, or a bidirectional
+/// mark, embedding, override or isolate.
 pub fn is_hidden(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{061C}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
 }
 
 /// The hidden characters in `text`, each once, in order of first appearance.

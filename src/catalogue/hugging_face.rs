@@ -134,8 +134,16 @@ impl Hub {
         }
     }
 
+    /// The file's URL; its folders and name percent-encoded (a `#`, `?` or `%` in a name is a
+    /// character of it, not a part of the URL).
     pub fn resolve_url(&self, file: &HubFile) -> String {
-        format!("{}/{}/resolve/main/{}", self.endpoint, file.repo, file.file)
+        let path: Vec<String> = file.components().map(percent_encoded).collect();
+        format!(
+            "{}/{}/resolve/main/{}",
+            self.endpoint,
+            file.repo,
+            path.join("/")
+        )
     }
 
     /// A copy of `file` in the Hub's local cache, from any snapshot.
@@ -229,6 +237,19 @@ impl Hub {
         let _ = std::fs::remove_file(&etag_path);
         Ok((target.to_path_buf(), wanted))
     }
+}
+
+/// `part` with every byte but RFC 3986's unreserved ones written as `%XX`.
+fn percent_encoded(part: &str) -> String {
+    part.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {

@@ -155,7 +155,7 @@ pub async fn receive(
             format!(
                 "not finished within {} s, the time {} bytes take at the slowest rate allowed",
                 (deadline - started).as_secs(),
-                total - already
+                total.saturating_sub(already)
             ),
             received,
             true,

@@ -351,6 +351,63 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_is_kept_unless_it_brings_a_new_error_and_then_is_taken_back_where_it_went() {
+        // Two tasks share an id (an error the suite has before any edit): giving the second an
+        // id of its own is kept.
+        let dir = folder(&[task("dup", "Oslo"), task("dup", "Rome")]);
+        let tasks = dir.path().join("tasks.jsonl");
+        let file = ReviewFile::open(dir.path()).unwrap();
+        let second: Record = serde_json::from_str(&task("dup", "Rome")).unwrap();
+        let mut renamed = second.clone();
+        renamed.insert("id".into(), json!("rome"));
+        assert_eq!(
+            file.decide(&second, &Decision::Replace(renamed)).unwrap(),
+            Decided::Done
+        );
+        assert_eq!(records(&tasks)[1]["id"], "rome");
+        // An edit that brings a new error (an unknown tool) is taken back at its own line, even
+        // where another line holds the same record.
+        let first: Record = serde_json::from_str(&task("dup", "Oslo")).unwrap();
+        let mut broken = first.clone();
+        broken.insert("expect".into(), json!([{"tool": "no_such_tool"}]));
+        let error = file.decide(&first, &Decision::Replace(broken)).unwrap_err();
+        assert!(error.contains("no_such_tool"), "{error}");
+        assert_eq!(records(&tasks)[0], Value::Object(first));
+        assert_eq!(records(&tasks)[1]["id"], "rome");
+    }
+
+    #[test]
+    fn a_rejection_that_meets_a_changed_file_writes_nothing() {
+        let dir = folder(&[task("one", "Oslo")]);
+        let tasks = dir.path().join("tasks.jsonl");
+        let said = review_with(dir.path(), &["n", "s"], |asked| {
+            if asked == 0 {
+                let text = std::fs::read_to_string(&tasks).unwrap();
+                std::fs::write(&tasks, text.replace("Oslo", "Bergen")).unwrap();
+            }
+        });
+        assert!(said.contains("changed on disk"), "{said}");
+        assert!(!dir.path().join("rejected.jsonl").exists(), "{said}");
+        assert_eq!(records(&tasks).len(), 1);
+    }
+
+    #[test]
+    fn other_lines_are_kept_byte_for_byte() {
+        let dir = folder(&[]);
+        let tasks = dir.path().join("tasks.jsonl");
+        let crlf = format!("{}\r\n{}\n", task("one", "Oslo"), task("two", "Rome"));
+        std::fs::write(&tasks, &crlf).unwrap();
+        let file = ReviewFile::open(dir.path()).unwrap();
+        let two: Record = serde_json::from_str(&task("two", "Rome")).unwrap();
+        assert_eq!(file.decide(&two, &Decision::Accept).unwrap(), Decided::Done);
+        let now = std::fs::read_to_string(&tasks).unwrap();
+        assert!(
+            now.starts_with(&format!("{}\r\n", task("one", "Oslo"))),
+            "{now:?}"
+        );
+    }
+
+    #[test]
     fn control_characters_in_a_request_are_shown_escaped() {
         let hostile = json!({"id": "x\u{1b}[2J", "prompt": "Rain\r\u{7} in Oslo?\u{202e}",
             "expect": [{"tool": "get_weather", "args": {"city": "Oslo"}}], "review": "draft"});

@@ -193,7 +193,7 @@ pub async fn draft(
     // The agreement run loads its own model: the drafter's context is freed first.
     drop(drafter);
     // What DRAFT.md says besides the candidates, with the pickers as named so far.
-    let header = |pickers: &[String]| SuiteHeader {
+    let header = |pickers: &[String], earlier: usize| SuiteHeader {
         suite: &suite_name,
         toolset_name: &toolset.name,
         toolset_file: &settings.toolset_file,
@@ -202,7 +202,7 @@ pub async fn draft(
         failed_asks: &failed_asks,
         seconds: started.elapsed().as_secs_f64(),
         pickers: pickers.to_vec(),
-        earlier: earlier.lines.len(),
+        earlier,
     };
     // The candidates' suite must load as `validate` would: a task its own checks refuse (a call
     // the tool's simulated behaviour refuses, whatever the model sends) is dropped, and the rest
@@ -210,8 +210,12 @@ pub async fn draft(
     let kept = loop {
         let kept: Vec<&Candidate> = candidates.iter().filter(|c| c.kept()).collect();
         if kept.is_empty() {
-            write_report(&settings.out, &header(&pickers), &candidates)
-                .map_err(|e| format!("{}: {e}", settings.out.display()))?;
+            write_report(
+                &settings.out,
+                &header(&pickers, earlier.lines.len()),
+                &candidates,
+            )
+            .map_err(|e| format!("{}: {e}", settings.out.display()))?;
             if !earlier.lines.is_empty() {
                 // Drafting again found nothing new: the folder's tasks stand as they were.
                 let seconds = started.elapsed().as_secs_f64();
@@ -226,7 +230,7 @@ pub async fn draft(
         let kept: Vec<Candidate> = kept.into_iter().cloned().collect();
         write_suite(
             &candidates_dir,
-            &header(&pickers),
+            &header(&pickers, 0),
             &kept,
             &folder::EarlierTasks::default(),
         )
@@ -278,8 +282,24 @@ pub async fn draft(
         };
     }
     let seconds = started.elapsed().as_secs_f64();
-    write_suite(&settings.out, &header(&lane_ids), &candidates, &earlier)
-        .map_err(|e| format!("{}: {e}", settings.out.display()))?;
+    // Under the review's lock, with the folder's tasks read again: a review made while the draft
+    // ran (minutes, asking a model) is kept, and a request it accepted or rejected meanwhile is
+    // not added again.
+    let tasks_file = settings.out.join("tasks.jsonl");
+    let _lock = crate::folder_lock::hold(&crate::review::lock_path(&tasks_file))?;
+    let earlier = folder::EarlierTasks::read(&settings.out)?;
+    for candidate in candidates.iter_mut().filter(|c| c.kept()) {
+        if let Some(why) = earlier.already(&candidate.request) {
+            candidate.drop(DropReason::Duplicate, why);
+        }
+    }
+    write_suite(
+        &settings.out,
+        &header(&lane_ids, earlier.lines.len()),
+        &candidates,
+        &earlier,
+    )
+    .map_err(|e| format!("{}: {e}", settings.out.display()))?;
     Ok(outcome(&candidates, failed_asks.len(), resumed, seconds))
 }
 

@@ -244,14 +244,15 @@ fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> String {
         let expected = c.intent.tool().unwrap_or("no call");
         let _ = write!(
             md,
-            "| `{}` | {} | {} | `{expected}` |",
-            c.task_id(),
+            "| `{}` | {} | {} | `{}` |",
+            cell(&c.task_id()),
             if *doubtful { "doubtful" } else { "draft" },
-            cell(&c.request)
+            cell(&c.request),
+            cell(expected)
         );
         for picker in &header.pickers {
             let pick = picks.get(picker).map_or("—", String::as_str);
-            let _ = write!(md, " `{pick}` |");
+            let _ = write!(md, " `{}` |", cell(pick));
         }
         md.push('\n');
     }

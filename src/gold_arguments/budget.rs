@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 pub const STEPS_PER_CALL: u64 = 3_000_000;
 /// Steps the searches of one load may take together.
 pub const STEPS_PER_LOAD: u64 = 30_000_000;
-/// The clock's backstop for the searches of one load.
+/// The clock's backstop for the searches of one load (their own time, not the load's).
 pub const TIME_PER_LOAD: Duration = Duration::from_secs(6);
 /// The largest value built or checked, in characters and items: a string of a million
 /// characters is built; one of a billion items is not.
@@ -35,11 +35,16 @@ impl std::fmt::Display for Undecided {
     }
 }
 
-/// Steps left, and the clock's backstop.
+/// Steps left, and the clock's backstop: the time the searches may still take, counted only
+/// while one runs (from `allot` to `settle`), so what a load does besides searching never turns a
+/// search into "cannot tell".
 #[derive(Debug, Clone)]
 pub struct SearchBudget {
     steps: u64,
-    deadline: Instant,
+    /// Search time left when this budget was made or allotted.
+    time: Duration,
+    /// When that was.
+    since: Instant,
     /// Steps since the clock was last read (it is read every 4,096).
     since_clock: u64,
 }
@@ -48,7 +53,8 @@ impl SearchBudget {
     pub fn new(steps: u64, time: Duration) -> SearchBudget {
         SearchBudget {
             steps,
-            deadline: Instant::now() + time,
+            time,
+            since: Instant::now(),
             since_clock: 0,
         }
     }
@@ -68,15 +74,22 @@ impl SearchBudget {
     pub fn allot(&self, steps: u64) -> SearchBudget {
         SearchBudget {
             steps: steps.min(self.steps),
-            deadline: self.deadline,
+            time: self.time,
+            since: Instant::now(),
             since_clock: 0,
         }
     }
 
-    /// Counts what `allotted` (out of `given` steps) spent against this budget.
+    /// Counts what `allotted` (out of `given` steps) spent against this budget, in steps and in
+    /// time.
     pub fn settle(&mut self, given: u64, allotted: &SearchBudget) {
         let spent = given.min(self.steps).saturating_sub(allotted.steps);
         self.steps -= spent;
+        self.time = self.time.saturating_sub(allotted.since.elapsed());
+        if self.time.is_zero() {
+            self.steps = 0;
+        }
+        self.since = Instant::now();
     }
 
     pub fn left(&self) -> u64 {
@@ -95,7 +108,7 @@ impl SearchBudget {
         self.since_clock += steps;
         if self.since_clock >= 4096 {
             self.since_clock = 0;
-            if Instant::now() > self.deadline {
+            if self.since.elapsed() > self.time {
                 self.steps = 0;
                 return Err(Undecided(
                     "the search for a value ran out of time before finding one".into(),

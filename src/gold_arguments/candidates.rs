@@ -77,71 +77,109 @@ impl RulePatterns {
     }
 }
 
-/// Candidate values for a parameter the matcher judges, best first, at most `MOST_CANDIDATES`;
-/// `None` stands for leaving it out. Each is accepted by the matcher and (when the parameter has a
-/// schema) by the parameter's schema. Beside the matcher's own values come those a behaviour rule
-/// names, and strings that avoid the rules that refuse (or meet one that answers, where everything
-/// else is refused). With them, why some alternative's values could not all be found, if so.
+/// What a parameter the matcher judges offers the search.
+pub(super) struct Gathered {
+    /// Best first, at most `MOST_CANDIDATES`; `None` stands for leaving it out.
+    pub values: Vec<Option<Value>>,
+    /// Why some alternative's values could not all be found, if so.
+    pub cut_short: Option<Undecided>,
+    /// Whether `values` are every value the matcher accepts that the schema allows (listed
+    /// values, an enum's matches), not a sample (strings a regex matches, a tolerance's centre,
+    /// objects and arrays built from nested matchers).
+    pub complete: bool,
+}
+
+/// Candidate values for a parameter the matcher judges, best first. Each is accepted by the
+/// matcher and (when the parameter has a schema) by the parameter's schema. Beside the matcher's
+/// own values come those a behaviour rule names, and strings that avoid the rules that refuse (or
+/// meet one that answers, where everything else is refused). Leaving it out, where the matcher
+/// allows that, is always among them.
 pub(super) fn matcher_candidates(
     matcher: &ArgMatcher,
     root: &Value,
     name: &str,
     rules: &RulePatterns,
     budget: &mut SearchBudget,
-) -> (Vec<Option<Value>>, Option<Undecided>) {
+) -> Gathered {
     let property = property_schema(root, name).unwrap_or(Value::Bool(true));
-    let mut cut_short = None;
+    let mut gathered = Gathered {
+        values: Vec::new(),
+        cut_short: None,
+        complete: true,
+    };
     let check = match SchemaCheck::new(&property, budget) {
         Ok(check) => check,
-        Err(why) => return (Vec::new(), Some(why)),
+        Err(why) => {
+            gathered.cut_short = Some(why);
+            return gathered;
+        }
     };
-    let mut candidates: Vec<Option<Value>> = Vec::new();
+    let room = MOST_CANDIDATES - usize::from(matcher.may_omit);
+    let mut candidates: Vec<Value> = Vec::new();
     for alternative in &matcher.alternatives {
-        if candidates.len() >= MOST_CANDIDATES {
+        if candidates.len() >= room {
+            gathered.complete = false;
             break;
         }
         let mut values = match alternative_values(alternative, &property, &rules.refusing, budget) {
             Ok(values) => values,
             Err(why) => {
-                cut_short.get_or_insert(why);
+                gathered.cut_short.get_or_insert(why);
                 Vec::new()
             }
         };
+        let sampled = match alternative {
+            Alternative::Literal(_) | Alternative::Exact(_) => false,
+            // The enum's matching values are all of them, unless there were more than offered.
+            Alternative::Regex(_) if property.get("enum").is_some() => {
+                values.len() >= MOST_CANDIDATES
+            }
+            Alternative::Regex(_) => !values.is_empty(),
+            _ => true,
+        };
+        gathered.complete &= !sampled;
         if let Alternative::Regex(regex) = alternative {
             for answering in &rules.answering {
                 let mut constraints = string_constraints(&property);
                 constraints.must_match.push(regex.as_str().to_string());
                 constraints.must_match.push(answering.clone());
-                values.extend(
-                    satisfying_strings(&constraints, 1, budget)
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(Value::from),
-                );
+                match satisfying_strings(&constraints, 1, budget) {
+                    Ok(found) => values.extend(found.into_iter().map(Value::from)),
+                    Err(cannot) => {
+                        if let Some(why) = cannot.undecided() {
+                            gathered.cut_short.get_or_insert(Undecided(why));
+                        }
+                    }
+                }
             }
         }
         values.extend(rules.values.iter().cloned());
         for value in values {
             match check.accepts(&value, budget) {
-                Ok(true) if matcher.accepts(&value) => candidates.push(Some(value)),
+                Ok(true) if matcher.accepts(&value) => candidates.push(value),
                 Ok(_) => {}
                 Err(why) => {
-                    cut_short.get_or_insert(why);
+                    gathered.cut_short.get_or_insert(why);
                     break;
                 }
             }
         }
     }
-    if matcher.may_omit {
-        candidates.push(None);
-    }
-    let mut unique = Vec::with_capacity(candidates.len());
     for candidate in candidates {
-        if !unique.contains(&candidate) && unique.len() < MOST_CANDIDATES {
-            unique.push(candidate);
+        let candidate = Some(candidate);
+        if gathered.values.contains(&candidate) {
+            continue;
         }
+        if gathered.values.len() == room {
+            gathered.complete = false;
+            break;
+        }
+        gathered.values.push(candidate);
     }
-    (unique, cut_short)
+    if matcher.may_omit {
+        gathered.values.push(None);
+    }
+    gathered
 }
 
 /// Values one alternative accepts that the parameter's schema (context-completed, as
@@ -307,22 +345,26 @@ pub fn string_constraints(property: &Value) -> StringConstraints {
 }
 
 /// Values a parameter the expectation leaves open may take, best first (`None`: left out): its
-/// default, its first enum values, both booleans, a minimal instance.
+/// default, its first enum values, both booleans, a minimal instance; and whether they are every
+/// value it may take (an enum offered whole, a `const`, a boolean) rather than a sample.
 pub(super) fn open_candidates(
     property: &Value,
     root: &Value,
     budget: &mut SearchBudget,
-) -> Result<Vec<Option<Value>>, Undecided> {
+) -> Result<(Vec<Option<Value>>, bool), Undecided> {
     let instance = bounded_instance(property, root).ok_or_else(too_large)?;
     budget.spend(check_cost(&instance))?;
     let mut candidates = vec![Some(instance)];
+    let mut complete = property.get("const").is_some();
     if let Some(options) = property.get("enum").and_then(Value::as_array) {
         candidates.extend(options.iter().take(MOST_CANDIDATES).cloned().map(Some));
+        complete |= options.len() <= MOST_CANDIDATES;
     }
     if property.get("type") == Some(&json!("boolean")) {
         candidates.extend([Some(json!(true)), Some(json!(false))]);
+        complete = true;
     }
-    Ok(candidates)
+    Ok((candidates, complete))
 }
 
 /// The schema of an array's items, in its context.

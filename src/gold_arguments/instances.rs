@@ -113,16 +113,31 @@ fn instance(schema: &Value, root: &Value, depth: usize, room: &mut u64) -> Optio
             }
             take(room, json!(example_string(schema)))
         }
-        "integer" => Some(json!(
-            schema
+        "integer" => {
+            let least = schema
                 .get("minimum")
                 .and_then(Value::as_i64)
-                .or_else(|| schema
-                    .get("exclusiveMinimum")
-                    .and_then(Value::as_i64)
-                    .and_then(|m| m.checked_add(1)))
-                .unwrap_or(0)
-        )),
+                .or_else(|| {
+                    schema
+                        .get("exclusiveMinimum")
+                        .and_then(Value::as_i64)
+                        .and_then(|m| m.checked_add(1))
+                })
+                .unwrap_or(0);
+            // The least multiple of `multipleOf` at or above the least value allowed.
+            let step = schema
+                .get("multipleOf")
+                .and_then(Value::as_i64)
+                .filter(|s| *s > 0);
+            Some(json!(
+                match step.map(|step| (step, least.rem_euclid(step))) {
+                    Some((step, remainder)) if remainder != 0 => {
+                        least.checked_add(step - remainder).unwrap_or(least)
+                    }
+                    _ => least,
+                }
+            ))
+        }
         "number" => Some(json!(
             schema
                 .get("minimum")

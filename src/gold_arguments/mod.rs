@@ -96,58 +96,84 @@ pub fn gold_call_within(
         compile_schema(schema).map_err(|e| NoCall::Impossible(format!("its schema: {e}")))?;
     // A parameter whose values could not all be found: if no call is found, that is why.
     let mut cut_short: Option<Undecided> = None;
-    let mut parameters: Vec<(String, Vec<Option<Value>>)> = Vec::new();
+    let mut parameters: Vec<Parameter> = Vec::new();
     for (name, matcher) in &call.args {
         let rules = RulePatterns::of(tool, name);
         // Each parameter's values may take half of what is left: trying calls needs the rest.
         let share = budget.left() / 2;
         let mut gathering = budget.allot(share);
-        let (candidates, short) = matcher_candidates(matcher, schema, name, &rules, &mut gathering);
+        let gathered = matcher_candidates(matcher, schema, name, &rules, &mut gathering);
         budget.settle(share, &gathering);
-        if let Some(short) = short {
+        if let Some(short) = gathered.cut_short {
             cut_short.get_or_insert(short);
         }
-        if candidates.is_empty() {
+        if gathered.values.is_empty() {
             return Err(match cut_short {
                 Some(why) => NoCall::Undecided(why.0),
-                None => NoCall::Impossible(format!(
+                None if gathered.complete => NoCall::Impossible(format!(
                     "no value the matcher for {name:?} accepts satisfies the tool's schema for it"
+                )),
+                None => NoCall::Undecided(format!(
+                    "no value built for {name:?} from its matcher satisfies the tool's schema, and those built are a sample of what it accepts"
                 )),
             });
         }
-        parameters.push((name.clone(), candidates));
+        parameters.push(Parameter {
+            name: name.clone(),
+            candidates: gathered.values,
+            complete: gathered.complete,
+        });
     }
     let required = required(schema);
     for (name, property) in properties(schema) {
         if call.args.contains_key(name) {
             continue;
         }
-        let mut candidates = open_candidates(property, schema, budget).map_err(undecided)?;
-        if required.contains(&name.as_str()) {
+        let is_required = required.contains(&name.as_str());
+        let (mut candidates, complete) = match open_candidates(property, schema, budget) {
+            Ok(open) => open,
+            // Left out, an optional parameter needs no value at all.
+            Err(_) if !is_required => (Vec::new(), false),
+            Err(why) => return Err(undecided(why)),
+        };
+        if is_required {
             candidates.retain(Option::is_some);
         } else {
             candidates.insert(0, None);
         }
         candidates.dedup();
-        parameters.push((name.clone(), candidates));
+        parameters.push(Parameter {
+            name: name.clone(),
+            candidates,
+            complete,
+        });
     }
     let build = |choice: &[usize]| -> Map<String, Value> {
         parameters
             .iter()
             .zip(choice)
-            .filter_map(|((name, candidates), &k)| {
-                Some((name.clone(), candidates.get(k)?.clone()?))
+            .filter_map(|(parameter, &k)| {
+                Some((
+                    parameter.name.clone(),
+                    parameter.candidates.get(k)?.clone()?,
+                ))
             })
             .collect()
     };
     let mut first_refusal: Option<String> = None;
     let mut first_invalid: Option<String> = None;
+    // The parameters the failures were laid to: an invalid value's, a refusing rule's; `""` for
+    // an error of the call as a whole (a required key, `minProperties`).
+    let mut blamed: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut tried = 0;
+    let mut queued = 1;
+    let mut truncated = false;
     // Breadth first over how many parameters leave their first candidate, those a refusing rule
-    // names tried first.
+    // names tried first. Every choice queued counts toward `MOST_CALLS_TRIED` and costs a step, so
+    // many parameters with many values cannot grow the queue past it.
     let mut frontier = vec![vec![0usize; parameters.len()]];
     let mut seen = std::collections::HashSet::new();
-    while !frontier.is_empty() && tried < MOST_CALLS_TRIED {
+    while !frontier.is_empty() {
         let mut next = Vec::new();
         for choice in frontier {
             if !seen.insert(choice.clone()) {
@@ -161,6 +187,9 @@ pub fn gold_call_within(
             let named = match validator.iter_errors(&instance).next() {
                 Some(error) => {
                     first_invalid.get_or_insert_with(|| error.to_string());
+                    let at = error.instance_path().to_string();
+                    let parameter = at.trim_start_matches('/').split('/').next().unwrap_or("");
+                    blamed.insert(parameter.replace("~1", "/").replace("~0", "~"));
                     Vec::new()
                 }
                 None => {
@@ -172,18 +201,30 @@ pub fn gold_call_within(
                         return Ok(arguments);
                     };
                     first_refusal.get_or_insert(message);
-                    refusing_rule_parameters(tool, &arguments)
+                    let named = refusing_rule_parameters(tool, &arguments);
+                    if named.is_empty() {
+                        blamed.insert(String::new());
+                    }
+                    blamed.extend(named.iter().cloned());
+                    named
                 }
             };
             let mut order: Vec<usize> = (0..parameters.len()).collect();
-            order.sort_by_key(|&p| !named.contains(&parameters[p].0));
+            order.sort_by_key(|&p| !named.contains(&parameters[p].name));
             for p in order {
-                for k in 1..parameters[p].1.len() {
-                    if choice[p] == 0 {
-                        let mut changed = choice.clone();
-                        changed[p] = k;
-                        next.push(changed);
+                for k in 1..parameters[p].candidates.len() {
+                    if choice[p] != 0 {
+                        continue;
                     }
+                    if queued >= MOST_CALLS_TRIED {
+                        truncated = true;
+                        break;
+                    }
+                    budget.spend(1).map_err(undecided)?;
+                    let mut changed = choice.clone();
+                    changed[p] = k;
+                    next.push(changed);
+                    queued += 1;
                 }
             }
         }
@@ -192,7 +233,26 @@ pub fn gold_call_within(
     if let Some(why) = cut_short {
         return Err(NoCall::Undecided(why.0));
     }
-    Err(NoCall::Impossible(match (first_refusal, first_invalid) {
+    if truncated {
+        return Err(NoCall::Undecided(format!(
+            "{tried} calls were tried and refused, and more remain than the search tries"
+        )));
+    }
+    // Only failures laid to parameters whose every acceptable value was tried prove that no call
+    // exists; a sampled parameter (a regex's strings, an open string) might have others.
+    let sampled: Vec<&str> = parameters
+        .iter()
+        .filter(|p| !p.complete)
+        .map(|p| p.name.as_str())
+        .collect();
+    let proven = blamed.iter().all(|name| {
+        if name.is_empty() {
+            sampled.is_empty()
+        } else {
+            !sampled.contains(&name.as_str())
+        }
+    });
+    let why = match (first_refusal, first_invalid) {
         (Some(message), _) => format!(
             "every call its matchers accept that the schema validates is refused by the tool's behaviour (\"{}\")",
             excerpt(&message)
@@ -201,7 +261,24 @@ pub fn gold_call_within(
             format!("the tool's schema refuses every call its matchers accept ({error})")
         }
         (None, None) => "no call could be built".into(),
-    }))
+    };
+    if proven {
+        Err(NoCall::Impossible(why))
+    } else {
+        Err(NoCall::Undecided(format!(
+            "{why}; but the values tried for {} are a sample of what the schema allows",
+            sampled.join(", ")
+        )))
+    }
+}
+
+/// One parameter of the call search: the values tried for it, and whether they are all it may
+/// take (listed values, an enum, a boolean) or a sample (strings a regex matches, an open
+/// string's minimal instance).
+struct Parameter {
+    name: String,
+    candidates: Vec<Option<Value>>,
+    complete: bool,
 }
 
 /// The value a matcher lists first, made concrete.

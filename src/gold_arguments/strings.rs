@@ -266,7 +266,9 @@ fn padded_shortest(
         .unwrap_or(usize::MAX)
         .min(super::budget::MAX_VALUE_WEIGHT as usize);
     for pattern in &constraints.must_match {
-        let shortest = super::instances::shortest_match(pattern)?;
+        let Some(shortest) = super::instances::shortest_match(pattern) else {
+            continue;
+        };
         let length = shortest.chars().count();
         let missing = constraints.min_chars.saturating_sub(length);
         if length + missing > most {

@@ -213,6 +213,57 @@ fn long_values_are_built_in_linear_time_and_found() {
 }
 
 #[test]
+fn many_open_parameters_never_queue_more_calls_than_the_search_tries() {
+    // Twenty optional parameters of 24 values each, under a schema no call can meet: the
+    // product is astronomically large, the queue is not, and the answer is "cannot tell".
+    let properties: Map<String, Value> = (0..20)
+        .map(|k| {
+            let values: Vec<String> = (0..24).map(|v| format!("v{v}")).collect();
+            (format!("p{k}"), json!({"type": "string", "enum": values}))
+        })
+        .collect();
+    let tool = tool(
+        json!({"type": "object", "properties": properties, "minProperties": 1000}),
+        &[],
+    );
+    let mut budget = SearchBudget::for_call();
+    match gold_call_within(&call(json!({}), false), &tool, &mut budget) {
+        Err(NoCall::Undecided(why)) => assert!(why.contains("more remain"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_sampled_parameter_makes_a_refusal_cannot_tell_and_a_listed_one_impossible() {
+    // An open integer the schema wants a multiple of 7: its instance is built as one.
+    let (tool_, call_) = one_parameter(
+        json!({"type": "integer", "minimum": 1, "multipleOf": 7}),
+        None,
+    );
+    assert_eq!(gold_call(&call_, &tool_).unwrap()["p"], 7);
+    // A regex's strings are a sample: a behaviour refusing the ones tried is no proof.
+    let refusing = tool(
+        json!({"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}}),
+        &[(json!({"city": {"regex": "^[a-z]"}}), "No such city.")],
+    );
+    match gold_call(&call(json!({"city": {"regex": "o"}}), false), &refusing) {
+        Ok(found) => assert!(
+            !found["city"]
+                .as_str()
+                .unwrap()
+                .starts_with(|c: char| c.is_ascii_lowercase())
+        ),
+        Err(NoCall::Undecided(_)) => {}
+        Err(other) => panic!("{other:?}"),
+    }
+    // Listed values are all there is: refused, they prove it.
+    match gold_call(&call(json!({"city": ["oslo", "rome"]}), false), &refusing) {
+        Err(NoCall::Impossible(why)) => assert!(why.contains("No such city"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_large_enum_is_read_once_and_its_first_matches_offered() {
     let values: Vec<String> = (0..100_000).map(|i| format!("v{i:06}")).collect();
     let (tool, call) = one_parameter(

@@ -256,6 +256,7 @@ mod tests {
             "Gibt das aktuelle Wetter einer Stadt zurück.",
             "返回某个城市的当前天气。",
             "Use this tool when the user asks for the weather now.",
+            "Use a first name and a last name, e.g. Ada Lovelace.",
             "The secret key used for encryption. Must be a string of the chosen length.",
             "Must be used with versionEnd and virtualMatchString.",
             "Filter by date. Must be used in conjunction with lastModEndDate.",

@@ -17,10 +17,11 @@
 //! by deleting the least recently used entries; a restore counts as a use.
 //!
 //! The cache owns only what it wrote: eviction, `usage`, `clear` and the sweep of temporaries
-//! left by killed writes look only in marked key folders (real folders, not links), at regular
-//! files with the names it gives (`<64 hex>.kv`, and `file_replace`'s `.<64 hex>.kv.PID-N.tmp`)
-//! that begin with `MAGIC`. Another program's files in a shared folder are neither counted nor
-//! deleted.
+//! left by killed writes look only in marked key folders (real folders, not links; a folder an
+//! earlier version wrote without a marker is known by an entry whose key hashes to its name), at
+//! regular files with the names it gives (`<64 hex>.kv`, and `file_replace`'s
+//! `.<64 hex>.kv.PID-N.tmp`) that begin with `MAGIC`; an unusable file is deleted only if it so
+//! begins. Another program's files in a shared folder are neither counted nor deleted.
 
 use crate::hashing::{hex, sha256_hex};
 use sha2::{Digest, Sha256};
@@ -205,7 +206,16 @@ impl PrefixCache {
         Ok(())
     }
 
+    /// Deletes an unusable entry — one that begins as the cache's entries do, so the cache wrote
+    /// it; a file under an entry's name that does not is left where it is, and never read.
     fn discard(&self, path: &Path, why: &str) {
+        if !begins_with_magic(path) {
+            tracing::warn!(
+                "prefix cache: {} is not an entry of this cache ({why}); left alone, the prefix is evaluated instead",
+                path.display()
+            );
+            return;
+        }
         tracing::warn!(
             "prefix cache: {} is unusable ({why}); deleted, the prefix is evaluated instead",
             path.display()
@@ -271,8 +281,18 @@ fn key_folders(root: &Path) -> Vec<PathBuf> {
         .map(|e| e.path())
         .filter(|folder| {
             std::fs::symlink_metadata(folder.join(KEY_MARKER)).is_ok_and(|m| m.is_file())
+                || written_before_markers(folder)
         })
         .collect()
+}
+
+/// Whether `folder`, without a marker, is a key folder an earlier mcpick wrote (before folders
+/// were marked): it holds an entry whose header's key hashes to the folder's name.
+fn written_before_markers(folder: &Path) -> bool {
+    let name = folder.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    entry_files(folder).iter().any(|path| {
+        read_header(path).is_ok_and(|(header, _)| sha256_hex(header.key.as_bytes())[..16] == *name)
+    })
 }
 
 /// Whether the file at `path` begins as an entry does.
@@ -307,10 +327,11 @@ fn read_header(path: &Path) -> Result<(Header, u64), String> {
     file.read_exact(&mut text).map_err(|e| e.to_string())?;
     let header: Header =
         serde_json::from_slice(&text).map_err(|e| format!("its header does not parse: {e}"))?;
-    if size != start + header.state_bytes {
+    let promised = start.checked_add(header.state_bytes);
+    if promised != Some(size) {
         return Err(format!(
             "{size} bytes where its header promises {}",
-            start + header.state_bytes
+            promised.map_or_else(|| "more than a file may hold".into(), |p| p.to_string())
         ));
     }
     Ok((header, start))

@@ -233,6 +233,11 @@ fn hub_paths_parse_and_name_their_resolve_url() {
         hub.resolve_url(&file),
         "https://hf-mirror.example/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/sub/x.gguf"
     );
+    let odd = HubFile::parse("Org/Repo/a b#1?%.gguf").unwrap();
+    assert_eq!(
+        hub.resolve_url(&odd),
+        "https://hf-mirror.example/Org/Repo/resolve/main/a%20b%231%3F%25.gguf"
+    );
     for bad in [
         "Qwen/x.gguf",
         "/a/b",

@@ -95,7 +95,18 @@ fn damaged_truncated_and_foreign_entries_are_deleted_never_loaded() {
         if let Some((offered, _)) = offered {
             assert!(cache.load(&offered).is_none(), "{what}: loaded");
         }
-        assert!(!path.exists(), "{what}: not deleted");
+        // Damaged entries of the cache's are deleted; a file that does not begin as an entry
+        // does (empty, another format) is not the cache's to delete: left, and never read.
+        if begins_with_magic(&path) || !path.exists() {
+            assert!(!path.exists(), "{what}: not deleted");
+        } else {
+            assert!(matches!(what, "empty" | "another format"), "{what}");
+            assert!(
+                cache.longest_prefix(&tokens, 0).is_none(),
+                "{what}: offered"
+            );
+            std::fs::remove_file(&path).unwrap();
+        }
     }
     // An entry renamed to other tokens' hash is caught as well.
     cache.store(&tokens, &state(500, 3)).unwrap();
@@ -323,6 +334,19 @@ fn claimed_lengths_are_checked_before_anything_is_read() {
             "peak memory rose from {before} to {after} bytes"
         );
     }
+    // A state length no file can have: refused, not added up past the end of a number.
+    let overflowing = serde_json::to_vec(&Header {
+        key: "key".into(),
+        tokens: tokens.to_vec(),
+        state_bytes: u64::MAX,
+        state_sha256: "00".repeat(32),
+    })
+    .unwrap();
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend((overflowing.len() as u32).to_le_bytes());
+    bytes.extend(&overflowing);
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(roomy.load(&path).is_none());
     // A link in the cache's folder is not an entry, whatever it points at.
     let target = dir.path().join("elsewhere.kv");
     cache.store(&[9], &state(100, 9)).unwrap();
@@ -334,4 +358,26 @@ fn claimed_lengths_are_checked_before_anything_is_read() {
         target.exists(),
         "the file a link points at is never deleted"
     );
+}
+
+#[test]
+fn a_key_folder_an_earlier_version_wrote_is_still_the_caches() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PrefixCache::new(dir.path(), "old key", DEFAULT_MAX_BYTES);
+    cache.store(&[1, 2], &state(100, 1)).unwrap();
+    // As an earlier version left it: no marker.
+    std::fs::remove_file(cache.folder.join(KEY_MARKER)).unwrap();
+    assert_eq!(usage(dir.path()).0, 1);
+    assert_eq!(clear(dir.path()).unwrap(), 1);
+    // A folder named like one, holding a file under an entry's name that is no entry: not ours.
+    let foreign = dir.path().join("0123456789abcdef");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(
+        foreign.join(format!("{}.kv", "cd".repeat(32))),
+        b"MCPICK-KV1 but no header",
+    )
+    .unwrap();
+    assert_eq!(usage(dir.path()).0, 0);
+    assert_eq!(clear(dir.path()).unwrap(), 0);
+    assert!(foreign.join(format!("{}.kv", "cd".repeat(32))).exists());
 }
