@@ -10,16 +10,14 @@
 #[allow(dead_code, reason = "each bench target uses part of the shared module")]
 mod side_by_side;
 
-use clap::Parser;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
-use mcpick::cli::{Cli, Command, RunOptions};
-use mcpick::commands::run_settings;
 use mcpick::load::Workspace;
 use mcpick::model::Expectation;
 use mcpick::record::{RunFolder, StoredTrial, read_trials};
 use mcpick::report::rebuild;
 use mcpick::runner::{RunPlan, execute};
 use mcpick::score::{Outcome, score};
+use mcpick::settings::RunSettings;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -51,7 +49,7 @@ fn main() {
     pipeline(&mut criterion);
     criterion.final_summary();
     if side_by_side::measuring() {
-        let trials = trials_in(&run_options(&["oracle"], Path::new("unused")));
+        let trials = trials_in(&run_settings(&["oracle"]));
         for (value, what) in [("oracle", "harness time per trial (oracle backend)")] {
             if let Some(ns) = side_by_side::criterion_median_ns(
                 "pipeline",
@@ -68,31 +66,18 @@ fn manifest_path(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(relative)
 }
 
-/// `mcpick run SUITES --backend … --out OUT --no-progress`, as the command line would resolve it.
-fn run_options(backends: &[&str], out: &Path) -> RunOptions {
-    let mut arguments = vec!["mcpick".to_string(), "run".to_string()];
-    arguments.extend(
-        SUITES
-            .iter()
-            .map(|s| manifest_path(s).display().to_string()),
-    );
-    for backend in backends {
-        arguments.extend(["--backend".to_string(), backend.to_string()]);
-    }
-    arguments.extend([
-        "--out".to_string(),
-        out.display().to_string(),
-        "--no-progress".to_string(),
-        "--no-cache".to_string(),
-    ]);
-    match Cli::parse_from(arguments).command {
-        Command::Run(options) => *options,
-        _ => unreachable!("the arguments name the run command"),
+/// `mcpick run SUITES --backend … --no-cache`, as the command line resolves it.
+fn run_settings(backends: &[&str]) -> RunSettings {
+    RunSettings {
+        paths: SUITES.iter().map(|s| manifest_path(s)).collect(),
+        backends: backends.iter().map(|b| b.to_string()).collect(),
+        no_cache: true,
+        ..RunSettings::default()
     }
 }
 
-fn trials_in(options: &RunOptions) -> usize {
-    RunPlan::resolve(&run_settings(options))
+fn trials_in(settings: &RunSettings) -> usize {
+    RunPlan::resolve(settings)
         .expect("the shipped suites plan")
         .trials()
         .len()
@@ -107,9 +92,8 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// A resolved plan and its (fresh) run folder, the manifest written: what `mcpick run` has before
 /// its first trial.
-fn prepare(options: &RunOptions) -> (Arc<RunPlan>, RunFolder) {
-    let plan = Arc::new(RunPlan::resolve(&run_settings(options)).expect("the shipped suites plan"));
-    let out = options.out.as_ref().expect("an output folder");
+fn prepare(settings: &RunSettings, out: &Path) -> (Arc<RunPlan>, RunFolder) {
+    let plan = Arc::new(RunPlan::resolve(settings).expect("the shipped suites plan"));
     let folder = RunFolder::create(out).expect("a run folder");
     folder
         .write_manifest(&plan.manifest)
@@ -170,7 +154,7 @@ fn recorded_trials(folder: &Path) -> Vec<(Expectation, StoredTrial)> {
 fn scoring(c: &mut Criterion) {
     let scratch = tempfile::tempdir().expect("a scratch folder");
     let out = scratch.path().join("run");
-    let (plan, mut folder) = prepare(&run_options(&["oracle", "bm25", "random"], &out));
+    let (plan, mut folder) = prepare(&run_settings(&["oracle", "bm25", "random"]), &out);
     execute_all(&runtime(), &plan, &mut folder);
     let recorded = recorded_trials(&out);
     // The same verdicts the run recorded, so the benchmark scores real trials the real way.
@@ -201,17 +185,18 @@ fn scoring(c: &mut Criterion) {
 fn pipeline(c: &mut Criterion) {
     let runtime = runtime();
     let scratch = tempfile::tempdir().expect("a scratch folder");
-    let trials = trials_in(&run_options(&["oracle"], scratch.path()));
+    let settings = run_settings(&["oracle"]);
+    let trials = trials_in(&settings);
     let mut group = c.benchmark_group("pipeline");
     group
         .throughput(Throughput::Elements(trials as u64))
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(10));
-    let options = |run: usize| run_options(&["oracle"], &scratch.path().join(format!("run-{run}")));
+    let folder = |run: usize| scratch.path().join(format!("run-{run}"));
     group.bench_function(
         BenchmarkId::new("plan", format!("oracle, {trials} trials")),
-        |b| b.iter(|| RunPlan::resolve(black_box(&run_settings(&options(0)))).unwrap()),
+        |b| b.iter(|| RunPlan::resolve(black_box(&settings)).unwrap()),
     );
     let mut runs = 0;
     group.bench_function(
@@ -224,7 +209,7 @@ fn pipeline(c: &mut Criterion) {
                         let _ = std::fs::remove_dir_all(scratch.path().join(format!("run-{runs}")));
                     }
                     runs += 1;
-                    prepare(&options(runs))
+                    prepare(&settings, &folder(runs))
                 },
                 |(plan, mut folder)| assert_eq!(execute_all(&runtime, &plan, &mut folder), trials),
                 BatchSize::PerIteration,

@@ -12,8 +12,8 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`cli`] | the command line's syntax (clap derive); builds nothing; seen by `commands` alone |
-//! | [`commands`] | each subcommand: turn its arguments into settings, call the library, print, pick the exit code |
+//! | [`cli`] | the command line's syntax (clap derive): the flags several commands share, defined once (`flags`), and each command's own; builds nothing; seen by `commands` alone |
+//! | [`commands`] | flags resolved into settings once (`resolve`); each subcommand: resolve, call the library, print, pick the exit code; no command imports another |
 //! | [`draft`] | `mcpick draft`: asks a drafter model (`local` under a grammar, or a hosted one through one tool) for requests per tool, per confusable pair and for no call; journals its replies; checks every candidate by code (leakage of the tool's name, the call against the schema and the request's words, near-duplicates); puts the survivors to the offline pickers through a real run; writes the suite and `DRAFT.md` |
 //! | [`improve`] | `mcpick improve`: the suite split once (seeded, stratified) into a working and a held-out part; the weakest tools on the working part; wordings from a rewriter model (through `draft`'s writer) and the lint's rules, screened (lint errors, length, promotion), written as variant files, run on the working part and compared paired with the round's baseline (graded measure, pull check); the final wording confirmed on the held-out part; `IMPROVE.md` |
 //! | [`review`] | a drafted suite's pending tasks and each reviewer's decision (accept, reject, edit) written back whole |
@@ -42,7 +42,7 @@
 //! | [`folder_lock`] | a lock file saying one process works in a folder (`review`'s writes, one `improve` per folder) |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
 //! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
-//! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), nothing more |
+//! | [`spec`] | serde structs of the file formats (toolset, variant, suite, run config), which read what users write and write what mcpick writes (`toml_text`, `json_text`), the format version stamped by their constructors |
 
 pub mod analysis;
 pub mod backend;

@@ -14,6 +14,7 @@
 use crate::file_replace::replace;
 use crate::load::Workspace;
 use crate::untrusted_text::shown;
+use crate::spec::SuiteFile;
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -65,9 +66,9 @@ impl ReviewFile {
                 suite.display()
             )
         })?;
-        let table: toml::Table = toml::from_str(&text)
+        let file: SuiteFile = toml::from_str(&text)
             .map_err(|e| format!("{}: not a suite file: {}", suite.display(), e.message()))?;
-        let Some(tasks_file) = table.get("tasks_file").and_then(|v| v.as_str()) else {
+        let Some(tasks_file) = file.tasks_file.as_ref().map(|f| f.value.as_str()) else {
             return Err(format!(
                 "{}: the suite has no `tasks_file`; review works on task records, as `mcpick draft` writes them",
                 suite.display()

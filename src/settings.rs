@@ -1,9 +1,10 @@
-//! What a run is asked to do, resolved once from the command line (`commands` builds it from the
-//! clap struct) or read back from a run's manifest on `--resume`: the suites, the backends and their
-//! settings, the experiment (variants, sizes, seeds, repeats) and the lanes' limits. The library
-//! takes this value and never the command line; it is also what `manifest.json` records under
-//! `options` and what the plan hash covers, so its serialised form must not change. `Price` is here
-//! too: what a lane pays per token, which the settings override and the manifest records.
+//! What a run is asked to do, resolved once from the command line (`commands::resolve` builds it
+//! from the clap struct; `Default` is what `run` gives when no flag is set) or read back from a
+//! run's manifest on `--resume`: the suites, the backends and their settings, the experiment
+//! (variants, sizes, seeds, repeats) and the lanes' limits. The library takes this value and never
+//! the command line; it is also what `manifest.json` records under `options` and what the plan hash
+//! covers, so its serialised form must not change. `Price` is here too: what a lane pays per token,
+//! which the settings override and the manifest records.
 
 use crate::backend::BackendOptions;
 use crate::tool_exposure::Exposure;
@@ -95,6 +96,41 @@ pub struct RunSettings {
     /// Provider batch mode for the hosted backends (`--batch`); `None`: each turn is one request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchMode>,
+}
+
+/// The settings of a run nothing was said about: the defaults `mcpick run` shows in its help, and
+/// what `draft` and `improve` start their runs from.
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            paths: Vec::new(),
+            backends: Vec::new(),
+            max_turns: 4,
+            scoring: None,
+            tags: Vec::new(),
+            tasks: Vec::new(),
+            variants: Vec::new(),
+            sizes: Vec::new(),
+            distractors: Distractors::Random,
+            exposures: Vec::new(),
+            seeds: one(),
+            repeats: one(),
+            pool: None,
+            config: None,
+            backend: BackendOptions::default(),
+            concurrency: 4,
+            requests_per_minute: None,
+            tokens_per_minute: None,
+            timeout: 120.0,
+            max_retries: 4,
+            max_retry_wait: default_max_retry_wait(),
+            budget: None,
+            price: Vec::new(),
+            no_cache: false,
+            cache: None,
+            batch: None,
+        }
+    }
 }
 
 impl RunSettings {

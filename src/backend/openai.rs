@@ -311,7 +311,7 @@ pub fn parse_reply(response: &Value, names: &ToolNameMap) -> Result<Reply, Backe
         output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
         searches: Vec::new(),
         // Token log-probabilities, where a server returns them, are of the text it wrote; a call
-        // goes back as structured `tool_calls` whose choice they do not cover (see the README).
+        // goes back as structured `tool_calls` whose choice they do not cover (`docs/statistics.md`).
         actions: Vec::new(),
     })
 }

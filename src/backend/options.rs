@@ -41,6 +41,21 @@ pub struct LocalOptions {
 }
 
 impl BackendOptions {
+    /// These settings for a model that runs by itself (a drafter, a rewriter): the threads left
+    /// open take every core, where a run's lanes share them.
+    pub fn alone(self) -> BackendOptions {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        let threads = self.local.threads.unwrap_or(cores);
+        BackendOptions {
+            local: LocalOptions {
+                threads: Some(threads),
+                threads_batch: Some(self.local.threads_batch.unwrap_or(threads)),
+                ..self.local
+            },
+            ..self
+        }
+    }
+
     /// These settings, with each one left open taken from `fallback`.
     pub fn or(self, fallback: BackendOptions) -> BackendOptions {
         BackendOptions {

@@ -21,8 +21,8 @@ use serde::Deserialize;
 use std::sync::OnceLock;
 
 /// The `local` backend's model when no `--model` is given: the best of the catalogue that keeps the
-/// README's main job within about eight minutes on a 2-core machine (the README's "Which model is
-/// the default, and why").
+/// README's main job within about eight minutes on a 2-core machine (`docs/models.md`, "Which
+/// model is the default, and why").
 pub const DEFAULT_LOCAL_MODEL: &str = "qwen2.5-coder-1.5b";
 
 /// The `embed` backend's model.

@@ -1,67 +1,59 @@
 //! `mcpick draft`: the toolset named (a file, a name in `toolsets/`, or a live server's tools,
-//! snapshotted into the output folder as `import` would), the drafter's settings and the agreement
-//! run's (`run`'s defaults) resolved, the draft made (`crate::draft`), and what it wrote said.
+//! saved into the output folder by `import::live_server`, as `import` saves them), the drafter's
+//! settings and the agreement run's (`RunSettings::default()`, with the shared model flags)
+//! resolved, the draft made (`crate::draft`), and what it wrote said.
 
 use super::ExitStatus;
-use super::run::run_settings;
-use crate::backend::{BackendOptions, LocalOptions};
-use crate::cli::{Cli, Command, DraftOptions};
+use super::resolve::{
+    backend_options, live_server, negotiation, required_out, writer_timeout,
+};
+use crate::cli::DraftOptions;
 use crate::draft::{AskCounts, DraftSettings, draft};
-use crate::import::live_server::{ServerSource, snapshot_server, toolset_document};
+use crate::import::live_server::{file_name_for, save_server_tools};
 use crate::load::{ToolsetTarget, Workspace};
-use clap::Parser;
+use crate::settings::RunSettings;
 use std::io::Write;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
 pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
+    let folder = match required_out(&options.out) {
+        Ok(folder) => folder,
+        Err(message) => {
+            writeln!(out, "mcpick draft: {message}")?;
+            return Ok(ExitStatus::InvalidInput);
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     // Before anything is written: a folder draft did not write is never written into (a live
     // server's snapshot would land in it too), and the work folder marks the folder as draft's.
-    if let Err(message) = crate::draft::folder::check_folder(&options.out) {
+    if let Err(message) = crate::draft::folder::check_folder(&folder) {
         writeln!(out, "mcpick draft: {message}")?;
         return Ok(ExitStatus::InvalidInput);
     }
-    std::fs::create_dir_all(options.out.join(crate::draft::folder::WORK_FOLDER))?;
-    let (toolset, toolset_file) = match resolve_toolset(&options, &runtime, out)? {
+    std::fs::create_dir_all(folder.join(crate::draft::folder::WORK_FOLDER))?;
+    let (toolset, toolset_file) = match resolve_toolset(&options, &folder, &runtime, out)? {
         Ok(found) => found,
         Err(message) => {
             writeln!(out, "mcpick draft: {message}")?;
             return Ok(ExitStatus::InvalidInput);
         }
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-    let backend = BackendOptions {
-        base_url: options.base_url.clone(),
-        api_key_env: options.api_key_env.clone(),
-        // A hosted drafter writes several requests with their calls in one reply.
-        max_tokens: Some(options.max_tokens.unwrap_or(4096)),
-        local: LocalOptions {
-            model: options.model.clone(),
-            threads: Some(options.threads.unwrap_or(cores)),
-            threads_batch: Some(options.threads.unwrap_or(cores)),
-            kv_cache: options.no_kv_cache.then_some(false),
-            ..LocalOptions::default()
-        },
+    let mut backend = backend_options(&options.model, &options.hosted);
+    // A hosted drafter writes several requests with their calls in one reply.
+    backend.max_tokens = backend.max_tokens.or(Some(4096));
+    let agreement = RunSettings {
+        backend: backend_options(&options.model, &options.hosted),
+        timeout: options
+            .hosted
+            .timeout
+            .unwrap_or(RunSettings::default().timeout),
+        // The agreement run resumes through its own folder; a drafted request asked again after a
+        // new draft is a new question, not one to answer from the cache.
+        no_cache: true,
+        ..RunSettings::default()
     };
-    // The agreement run takes `run`'s defaults, with the drafter's model settings.
-    let Ok(Cli {
-        command: Command::Run(run_options),
-        ..
-    }) = Cli::try_parse_from(["mcpick", "run", "--backend", "bm25"])
-    else {
-        unreachable!("`mcpick run --backend bm25` parses")
-    };
-    let mut agreement = run_settings(&run_options);
-    agreement.backend.local.model = options.model.clone();
-    agreement.backend.local.kv_cache = options.no_kv_cache.then_some(false);
-    agreement.backend.base_url = options.base_url.clone();
-    agreement.backend.api_key_env = options.api_key_env.clone();
-    // The agreement run resumes through its own folder; a drafted request asked again after a new
-    // draft is a new question, not one to answer from the cache.
-    agreement.no_cache = true;
     let settings = DraftSettings {
         toolset,
         toolset_file,
@@ -72,11 +64,11 @@ pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<
             pairs: options.pairs,
             no_call: options.no_call as usize,
         },
-        seed: options.seed,
-        out: options.out.clone(),
-        timeout: Duration::try_from_secs_f64(options.timeout.max(1.0)).unwrap_or(Duration::MAX),
+        seed: u64::from(options.seed.seed.unwrap_or(0)),
+        out: folder.clone(),
+        timeout: writer_timeout(&options.hosted),
         agreement,
-        progress: !options.no_progress,
+        progress: !options.progress.no_progress,
     };
     let result = runtime.block_on(draft(&settings, &mut |line| {
         eprintln!("mcpick draft: {line}")
@@ -122,7 +114,7 @@ pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<
             outcome.resumed
         )?;
     }
-    let dir = options.out.display();
+    let dir = folder.display();
     writeln!(
         out,
         "wrote {dir}/suite.toml, {dir}/tasks.jsonl and {dir}/DRAFT.md; review with: mcpick review {dir}"
@@ -130,86 +122,67 @@ pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<
     Ok(ExitStatus::Success)
 }
 
-/// The toolset to draft for and the file the suite will name; a live server's tools are written
-/// to `DIR/NAME.json` first. The outer error is I/O; the inner one, bad input.
+/// The toolset to draft for and the file the suite will name; a live server's tools are saved to
+/// `DIR/NAME.json` first. The outer error is I/O; the inner one, bad input.
 fn resolve_toolset(
     options: &DraftOptions,
+    folder: &Path,
     runtime: &tokio::runtime::Runtime,
     out: &mut dyn Write,
 ) -> std::io::Result<Result<(crate::model::Toolset, PathBuf), String>> {
-    let source = match (&options.toolset, &options.stdio, &options.url) {
-        (Some(toolset), None, None) => {
-            let target = ToolsetTarget {
-                toolset: toolset.clone(),
-                variant: None,
-            };
-            return Ok(match target.load() {
-                Ok(toolset) => {
-                    let file = toolset.source.clone();
-                    Ok((toolset, file))
-                }
-                Err(errors) => Err(errors
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("\n")),
-            });
-        }
-        (None, Some(command), None) => ServerSource::Stdio(command.clone()),
-        (None, None, Some(url)) => ServerSource::Url(url.clone()),
-        _ => {
-            return Ok(Err(
-                "give a toolset, --stdio \"CMD ARGS\" or --url URL".into()
-            ));
-        }
+    if let Some(toolset) = &options.toolset {
+        let target = ToolsetTarget {
+            toolset: toolset.clone(),
+            variant: None,
+        };
+        return Ok(match target.load() {
+            Ok(toolset) => {
+                let file = toolset.source.clone();
+                Ok((toolset, file))
+            }
+            Err(errors) => Err(errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")),
+        });
+    }
+    let Some(source) = live_server(&options.server) else {
+        return Ok(Err(
+            "give a toolset, --stdio \"CMD ARGS\" or --url URL".into()
+        ));
     };
-    let negotiation = super::import::negotiation(options.era);
-    let snapshot = match runtime.block_on(snapshot_server(&source, negotiation)) {
-        Ok(snapshot) => snapshot,
+    let place = |server: &str| {
+        let name = file_name_for(server);
+        (folder.join(format!("{name}.json")), name)
+    };
+    let saved = match runtime.block_on(save_server_tools(
+        &source,
+        negotiation(options.server.era),
+        &place,
+    ))? {
+        Ok(saved) => saved,
         Err(message) => return Ok(Err(format!("the server: {message}"))),
     };
-    let name = sanitised_name(&snapshot.server_name);
-    let server = snapshot.server_name.clone();
-    let (document, notes) = toolset_document(snapshot, &name, &source);
-    let file = options.out.join(format!("{name}.json"));
-    crate::file_replace::replace(
-        &file,
-        (serde_json::to_string_pretty(&document).unwrap_or_default() + "\n").as_bytes(),
+    writeln!(
+        out,
+        "saved the tools of {} to {}",
+        saved.server_name,
+        saved.file.display()
     )?;
-    writeln!(out, "saved the tools of {server} to {}", file.display())?;
-    for note in notes {
+    for note in &saved.notes {
         writeln!(out, "  note: {note}")?;
     }
-    let workspace = Workspace::load(std::slice::from_ref(&file));
+    let workspace = Workspace::load(std::slice::from_ref(&saved.file));
     let errors: Vec<String> = workspace
         .error_diagnostics()
         .map(ToString::to_string)
         .collect();
     Ok(match workspace.toolsets.first() {
-        Some(toolset) if errors.is_empty() => Ok((toolset.clone(), file)),
+        Some(toolset) if errors.is_empty() => Ok((toolset.clone(), saved.file)),
         _ => Err(format!(
             "the server's tools do not load as a toolset:\n{}",
             errors.join("\n")
         )),
     })
-}
-
-/// A server's name as a file and toolset name: letters, digits, `-` and `_`.
-fn sanitised_name(server: &str) -> String {
-    let name: String = server
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let name = name.trim_matches('-').to_string();
-    if name.is_empty() {
-        "server".into()
-    } else {
-        name
-    }
 }

@@ -1,91 +1,70 @@
 //! `mcpick import`: snapshot a live MCP server's `tools/list` (over stdio or Streamable HTTP) into a
-//! JSON toolset (`import::live_server`), write it, and check it the way `validate` does.
+//! JSON toolset (`import::live_server::save_server_tools`), and check it the way `validate` does.
 
 use super::ExitStatus;
-use crate::cli::{EraChoice, ImportOptions};
-use crate::import::live_server::{ServerSource, snapshot_server, toolset_document};
+use super::resolve::{live_server, negotiation, required_out};
+use crate::cli::ImportOptions;
+use crate::import::live_server::save_server_tools;
 use crate::load::Workspace;
-use crate::mcp::client::Negotiation;
 use std::io::Write;
 
-/// The MCP revision `--era` asks a live server to be spoken to in (`import`, `draft`).
-pub(super) fn negotiation(era: EraChoice) -> Negotiation {
-    match era {
-        EraChoice::Auto => Negotiation::Auto,
-        EraChoice::Stateless => Negotiation::Stateless,
-        EraChoice::Sessions => Negotiation::Sessions,
-    }
-}
-
 pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
-    let source = match (&options.stdio, &options.url) {
-        (Some(command), None) => ServerSource::Stdio(command.clone()),
-        (None, Some(url)) => ServerSource::Url(url.clone()),
-        _ => {
-            writeln!(
-                out,
-                "mcpick import: give exactly one of --stdio \"CMD ARGS\" or --url URL"
-            )?;
-            return Ok(ExitStatus::InvalidInput);
-        }
+    let Some(source) = live_server(&options.server) else {
+        writeln!(
+            out,
+            "mcpick import: give exactly one of --stdio \"CMD ARGS\" or --url URL"
+        )?;
+        return Ok(ExitStatus::InvalidInput);
     };
-    let negotiation = negotiation(options.era);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let snapshot = match runtime.block_on(snapshot_server(&source, negotiation)) {
-        Ok(snapshot) => snapshot,
+    let output = match required_out(&options.out) {
+        Ok(output) => output,
         Err(message) => {
             writeln!(out, "mcpick import: {message}")?;
             return Ok(ExitStatus::InvalidInput);
         }
     };
-    let name = options.name.clone().unwrap_or_else(|| {
-        options
-            .output
+    let name = options.name.name.clone().unwrap_or_else(|| {
+        output
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "imported".into())
     });
-    let (server_name, protocol_version, tools) = (
-        snapshot.server_name.clone(),
-        snapshot.protocol_version.clone(),
-        snapshot.tools.len(),
-    );
-    let server_stderr = snapshot.stderr.clone();
-    let (document, notes) = toolset_document(snapshot, &name, &source);
-    if let Some(parent) = options
-        .output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(
-        &options.output,
-        serde_json::to_string_pretty(&document).unwrap_or_default() + "\n",
-    )?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let saved = runtime.block_on(save_server_tools(
+        &source,
+        negotiation(options.server.era),
+        &|_| (output.clone(), name.clone()),
+    ))?;
+    let saved = match saved {
+        Ok(saved) => saved,
+        Err(message) => {
+            writeln!(out, "mcpick import: {message}")?;
+            return Ok(ExitStatus::InvalidInput);
+        }
+    };
     writeln!(
         out,
-        "wrote {tools} tools from {server_name} (MCP {protocol_version}) to {}",
-        options.output.display()
+        "wrote {} tools from {} (MCP {}) to {}",
+        saved.tools,
+        saved.server_name,
+        saved.protocol_version,
+        saved.file.display()
     )?;
-    for note in notes {
+    for note in &saved.notes {
         writeln!(out, "  note: {note}")?;
     }
     // What the server said on standard error is its own: kept in the import log, not shown as ours.
-    if !server_stderr.is_empty() {
-        let log = options.output.with_extension("import.log");
-        std::fs::write(&log, &server_stderr)?;
+    if let Some((log, lines)) = &saved.stderr_log {
         writeln!(
             out,
-            "  the server's standard error ({} lines) is in {}",
-            server_stderr.lines().count(),
+            "  the server's standard error ({lines} lines) is in {}",
             log.display()
         )?;
     }
     // What was written must load: check it the way `validate` does.
-    let workspace = Workspace::load(std::slice::from_ref(&options.output));
+    let workspace = Workspace::load(std::slice::from_ref(&saved.file));
     for d in workspace.files.iter().flat_map(|f| &f.diagnostics) {
         writeln!(out, "{d}")?;
     }

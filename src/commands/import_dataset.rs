@@ -4,6 +4,7 @@
 //! error (they are listed), but an import that translated nothing is.
 
 use super::ExitStatus;
+use super::resolve::required_out;
 use crate::cli::{ImportBfclOptions, ImportMetatoolOptions};
 use crate::import::bfcl::import_bfcl;
 use crate::import::metatool::import_metatool;
@@ -23,7 +24,12 @@ pub fn run_import_bfcl(
         Ok(text) => text,
         Err(message) => return fail("import-bfcl", &message, out),
     };
+    let output = match required_out(&options.out) {
+        Ok(output) => output,
+        Err(message) => return fail("import-bfcl", &message, out),
+    };
     let name = options
+        .name
         .name
         .clone()
         .unwrap_or_else(|| name_from_path(&options.questions));
@@ -32,19 +38,24 @@ pub fn run_import_bfcl(
     if let Some(answers) = &options.answers {
         source.push_str(&format!(" with answers {}", answers.display()));
     }
-    finish("import-bfcl", &imported, &options.output, &source, out)
+    finish("import-bfcl", &imported, &output, &source, out)
 }
 
 pub fn run_import_metatool(
     options: ImportMetatoolOptions,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitStatus> {
+    let output = match required_out(&options.out) {
+        Ok(output) => output,
+        Err(message) => return fail("import-metatool", &message, out),
+    };
+    let name = options.name.name.as_deref().unwrap_or("metatool");
     let texts = read(&options.queries).and_then(|q| Ok((q, read(&options.descriptions)?)));
     let (queries, descriptions) = match texts {
         Ok(texts) => texts,
         Err(message) => return fail("import-metatool", &message, out),
     };
-    let imported = match import_metatool(&queries, &descriptions, &options.name) {
+    let imported = match import_metatool(&queries, &descriptions, name) {
         Ok(imported) => imported,
         Err(message) => return fail("import-metatool", &message, out),
     };
@@ -53,7 +64,7 @@ pub fn run_import_metatool(
         options.queries.display(),
         options.descriptions.display()
     );
-    finish("import-metatool", &imported, &options.output, &source, out)
+    finish("import-metatool", &imported, &output, &source, out)
 }
 
 /// How many notes and skipped records the terminal shows; IMPORT.md has them all.

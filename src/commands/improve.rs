@@ -1,59 +1,58 @@
-//! `mcpick improve`: the command line resolved into `ImproveSettings` (the runs take `run`'s
-//! defaults, graded as in `ab`), the loop run, and its ending told: the held-out verdict, what was
-//! tried, where everything is. Exit 0 when the rewrite is adopted, 1 when it is not, 3 when the
-//! budget stopped it, 130 on Ctrl-C.
+//! `mcpick improve`: the command line resolved into `ImproveSettings` (the runs take
+//! `RunSettings::default()` with the shared flags, graded as in `ab`), the loop run, and its ending
+//! told: the held-out verdict, what was tried, where everything is. Exit 0 when the rewrite is
+//! adopted, 1 when it is not, 3 when the budget stopped it, 130 on Ctrl-C.
 
 use super::ExitStatus;
-use super::run::run_settings;
-use crate::backend::{BackendOptions, LocalOptions};
-use crate::cli::{Cli, Command, ImproveOptions};
+use super::resolve::{backend_options, required_out, writer_timeout};
+use crate::cli::ImproveOptions;
 use crate::improve::{Ending, ImproveSettings, improve, verdict_sentence};
-use clap::Parser;
+use crate::settings::RunSettings;
 use std::io::Write;
-use std::time::Duration;
 
 pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
-    let Ok(Cli {
-        command: Command::Run(run_options),
-        ..
-    }) = Cli::try_parse_from(["mcpick", "run", "--backend", "bm25"])
-    else {
-        unreachable!("`mcpick run --backend bm25` parses")
+    let (folder, backend) = match (
+        required_out(&options.out),
+        options.backends.backends.first(),
+    ) {
+        (Ok(folder), Some(backend)) => (folder, backend.clone()),
+        (Err(message), _) => {
+            writeln!(out, "mcpick improve: {message}")?;
+            return Ok(ExitStatus::InvalidInput);
+        }
+        (_, None) => {
+            writeln!(out, "mcpick improve: give --backend, the model whose picks are measured")?;
+            return Ok(ExitStatus::InvalidInput);
+        }
     };
-    let mut run = run_settings(&run_options);
-    run.backends = vec![options.backend.clone()];
-    run.config = options.config.clone();
-    run.budget = options.budget;
-    run.backend.base_url = options.base_url.clone();
-    run.backend.api_key_env = options.api_key_env.clone();
-    run.backend.local.model = options.model.clone();
-    run.backend.local.threads = options.threads;
-    run.backend.local.graded = Some(true);
-    run.backend.local.kv_cache = options.no_kv_cache.then_some(false);
+    let mut measured = backend_options(&options.model, &options.hosted);
+    // Graded as in `ab`: how sure the model was counts, not only what it picked.
+    measured.local.graded = Some(true);
+    let run = RunSettings {
+        backends: vec![backend.clone()],
+        config: options.profiles.config.clone(),
+        budget: options.budget.budget,
+        backend: measured,
+        timeout: options
+            .hosted
+            .timeout
+            .unwrap_or(RunSettings::default().timeout),
+        ..RunSettings::default()
+    };
     let settings = ImproveSettings {
         suite: options.suite.clone(),
-        variant: options.variant.clone(),
+        variant: options.variants.single().map(str::to_string),
         rewriter: options.rewriter.clone(),
-        rewriter_options: BackendOptions {
-            base_url: options.base_url.clone(),
-            api_key_env: options.api_key_env.clone(),
-            max_tokens: None,
-            local: LocalOptions {
-                model: options.model.clone(),
-                threads: options.threads,
-                kv_cache: options.no_kv_cache.then_some(false),
-                ..LocalOptions::default()
-            },
-        },
+        rewriter_options: backend_options(&options.model, &options.hosted),
         rounds: options.rounds,
         candidates: options.candidates,
         targets: options.targets,
         held_out: options.holdout,
-        seed: options.seed,
-        out: options.out.clone(),
+        seed: u64::from(options.seed.seed.unwrap_or(0)),
+        out: folder.clone(),
         run,
-        timeout: Duration::try_from_secs_f64(options.timeout.max(1.0)).unwrap_or(Duration::MAX),
-        progress: !options.no_progress,
+        timeout: writer_timeout(&options.hosted),
+        progress: !options.progress.no_progress,
     };
     eprintln!(
         "mcpick improve: {} round(s), {} target tool(s) a round, {} rewriter candidate(s) per target plus the rules' one; {:.0}% of the tasks held out",
@@ -97,7 +96,7 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
         account.seconds,
         account.held_out.len()
     )?;
-    let dir = options.out.display();
+    let dir = folder.display();
     match ending {
         Ending::Adopted => writeln!(
             out,
@@ -105,7 +104,7 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
             options.suite.display(),
             account.start,
             account.final_label.as_deref().unwrap_or(""),
-            options.backend
+            backend
         )?,
         Ending::NotAdopted if account.final_label.is_some() => writeln!(
             out,

@@ -10,6 +10,7 @@ mod lint;
 mod list;
 mod merge;
 mod models;
+mod resolve;
 mod review;
 mod run;
 mod serve;
@@ -29,7 +30,8 @@ pub use list::run_list;
 pub use merge::run_merge;
 pub use models::run_models;
 pub use review::run_review;
-pub use run::{run_report, run_run, run_settings};
+pub use resolve::run_settings;
+pub use run::{run_report, run_run};
 pub use serve::run_serve;
 pub use validate::run_validate;
 
@@ -64,7 +66,9 @@ impl ExitStatus {
 /// Runs one parsed command.
 pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     match command {
-        Command::Validate { paths, format } => run_validate(&default_paths(paths), format, out),
+        Command::Validate { paths, format } => {
+            run_validate(&default_paths(paths), format.format, out)
+        }
         Command::Lint {
             toolset,
             variant,
@@ -73,8 +77,11 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             sources,
         } => run_lint(
             &toolset,
-            variant.as_deref(),
-            LintOutput { format, sources },
+            variant.single(),
+            LintOutput {
+                format: format.format,
+                sources,
+            },
             fail_on,
             out,
         ),
@@ -91,7 +98,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
         Command::ImportBfcl(options) => run_import_bfcl(options, out),
         Command::ImportMetatool(options) => run_import_metatool(options, out),
         Command::Run(options) => run_run(*options, out),
-        Command::Ab(options) if options.resume.is_none() && options.variants.len() < 2 => {
+        Command::Ab(options) if options.resume.is_none() && options.variants.variants.len() < 2 => {
             writeln!(
                 out,
                 "mcpick ab: name at least two arms, e.g. --variant travel-terse --variant travel-rich (or --variant base)"
@@ -112,7 +119,13 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
         }
         Command::Sweep(options) => run_run(*options, out),
         Command::Report { run_dir } => run_report(&run_dir, out),
-        Command::Merge { run_dirs, output } => run_merge(&run_dirs, &output, out),
+        Command::Merge { run_dirs, out: to } => match resolve::required_out(&to) {
+            Ok(to) => run_merge(&run_dirs, &to, out),
+            Err(message) => {
+                writeln!(out, "mcpick merge: {message}")?;
+                Ok(ExitStatus::InvalidInput)
+            }
+        },
         Command::Compare {
             base,
             new,
@@ -123,7 +136,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             &base,
             &new,
             crate::analysis::run_comparison::GateSettings {
-                alpha,
+                alpha: alpha.alpha,
                 min_selection,
                 allow_missing,
             },
@@ -136,7 +149,10 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             power,
         } => {
             match crate::analysis::statistics::paired_sample_size(
-                difference, discordant, alpha, power,
+                difference,
+                discordant,
+                alpha.alpha,
+                power,
             ) {
                 Some(tasks) => {
                     writeln!(
@@ -144,7 +160,8 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                         "{tasks} paired tasks detect a difference of {:.1} percentage points with {:.0}% power at alpha {alpha} when {:.1}% of pairs disagree",
                         difference.abs() * 100.0,
                         power * 100.0,
-                        discordant * 100.0
+                        discordant * 100.0,
+                        alpha = alpha.alpha
                     )?;
                     Ok(ExitStatus::Success)
                 }

@@ -218,7 +218,8 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
-    const TOOLSET: &str = "format = 1\nname = \"mini\"\n\n[[tool]]\nname = \"get_weather\"\ndescription = \"Current weather for a city.\"\n[tool.inputSchema]\ntype = \"object\"\nrequired = [\"city\"]\nproperties.city = { type = \"string\" }\n";
+    /// The toolset's tools; `folder` puts the format header before them.
+    const TOOLS: &str = "name = \"mini\"\n\n[[tool]]\nname = \"get_weather\"\ndescription = \"Current weather for a city.\"\n[tool.inputSchema]\ntype = \"object\"\nrequired = [\"city\"]\nproperties.city = { type = \"string\" }\n";
 
     fn task(id: &str, city: &str) -> String {
         json!({"id": id, "prompt": format!("Is it raining in {city}?"),
@@ -229,10 +230,13 @@ mod tests {
     /// A suite folder whose task file holds `lines`.
     fn folder(lines: &[String]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("mini.toml"), TOOLSET).unwrap();
+        let format = crate::spec::FORMAT_VERSION;
+        std::fs::write(dir.path().join("mini.toml"), format!("format = {format}\n{TOOLS}")).unwrap();
+        let mut suite = crate::spec::SuiteFile::new("s", "mini.toml");
+        suite.tasks_file = Some(crate::spec::Located::new("tasks.jsonl".into()));
         std::fs::write(
             dir.path().join("suite.toml"),
-            "format = 1\nsuite = \"s\"\ntoolset = \"mini.toml\"\ntasks_file = \"tasks.jsonl\"\n",
+            crate::spec::toml_text(&suite).unwrap(),
         )
         .unwrap();
         std::fs::write(dir.path().join("tasks.jsonl"), lines.join("\n") + "\n").unwrap();

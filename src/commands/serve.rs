@@ -13,7 +13,7 @@ use std::sync::Arc;
 pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let target = ToolsetTarget {
         toolset: options.toolset.clone(),
-        variant: options.variant.clone(),
+        variant: options.variant.single().map(str::to_string),
     };
     let toolset = match target.load() {
         Ok(toolset) => toolset,

@@ -53,7 +53,9 @@ impl Drafter {
         seed: u64,
         timeout: Duration,
     ) -> Result<Drafter, String> {
-        let backend = AnyBackend::load(spec, options).map_err(|e| e.to_string())?;
+        // A model that writes runs by itself: it takes every core the flags leave open.
+        let backend =
+            AnyBackend::load(spec, &options.clone().alone()).map_err(|e| e.to_string())?;
         let model = match &backend {
             AnyBackend::Local(local) => crate::backend::local_model_sha256(&local.options)
                 .map(|sha| format!("sha256:{sha}"))

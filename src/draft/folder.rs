@@ -148,7 +148,7 @@ mod tests {
         );
         std::fs::write(
             dir.path().join("suite.toml"),
-            "format = 1\nsuite = \"s\"\ntoolset = \"t.toml\"\n",
+            crate::spec::toml_text(&crate::spec::SuiteFile::new("s", "t.toml")).unwrap(),
         )
         .unwrap();
         assert!(
@@ -158,7 +158,17 @@ mod tests {
         );
         std::fs::write(
             dir.path().join("suite.toml"),
-            "format = 1\nsuite = \"s\"\n[drafted_by]\ndrafter = \"local\"\n",
+            crate::spec::toml_text(&crate::spec::SuiteFile {
+                drafted_by: Some(crate::spec::DraftedBySpec {
+                    drafter: "local".into(),
+                    model: "m".into(),
+                    prompt_template: "p".into(),
+                    seed: 0,
+                    mcpick: None,
+                }),
+                ..crate::spec::SuiteFile::new("s", "t.toml")
+            })
+            .unwrap(),
         )
         .unwrap();
         assert!(check_folder(dir.path()).is_ok());

@@ -8,6 +8,7 @@ use super::asks::Intent;
 use super::candidate::{Candidate, DropReason, Fate};
 use super::folder::EarlierTasks;
 use crate::file_replace::replace;
+use crate::spec::{DraftedBySpec, Located, SuiteFile, toml_text};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -63,7 +64,7 @@ pub fn write_suite(
         &dir.join("DRAFT.md"),
         draft_report(header, candidates).as_bytes(),
     )?;
-    replace(&dir.join("suite.toml"), suite_file(dir, header).as_bytes())
+    replace(&dir.join("suite.toml"), suite_file(dir, header)?.as_bytes())
 }
 
 /// Writes `DRAFT.md` alone: when no candidate was kept, there is no suite to write.
@@ -119,24 +120,23 @@ fn task_record(candidate: &Candidate, authorship: &Authorship) -> Value {
     record
 }
 
-fn suite_file(dir: &Path, header: &SuiteHeader<'_>) -> String {
-    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+fn suite_file(dir: &Path, header: &SuiteHeader<'_>) -> std::io::Result<String> {
     let toolset = relative_path(dir, header.toolset_file);
     let a = header.authorship;
-    format!(
-        "format = 1\nsuite = {}\ntoolset = {}\ndescription = {}\ntasks_file = \"tasks.jsonl\"\n\n[drafted_by]\ndrafter = {}\nmodel = {}\nprompt_template = {}\nseed = {}\nmcpick = {}\n",
-        quote(header.suite),
-        quote(&toolset.to_string_lossy()),
-        quote(&format!(
-            "Requests for the {} tools drafted by {} with `mcpick draft`: review them (`mcpick review`) before trusting a figure",
-            header.toolset_name, a.drafter
-        )),
-        quote(&a.drafter),
-        quote(&a.model),
-        quote(&a.prompt_template),
-        a.seed,
-        quote(env!("CARGO_PKG_VERSION")),
-    )
+    let mut suite = SuiteFile::new(header.suite, &toolset.to_string_lossy());
+    suite.description = Some(format!(
+        "Requests for the {} tools drafted by {} with `mcpick draft`: review them (`mcpick review`) before trusting a figure",
+        header.toolset_name, a.drafter
+    ));
+    suite.tasks_file = Some(Located::new("tasks.jsonl".to_string()));
+    suite.drafted_by = Some(DraftedBySpec {
+        drafter: a.drafter.clone(),
+        model: a.model.clone(),
+        prompt_template: a.prompt_template.clone(),
+        seed: a.seed,
+        mcpick: Some(env!("CARGO_PKG_VERSION").to_string()),
+    });
+    toml_text(&suite).map_err(std::io::Error::other)
 }
 
 /// `to` as seen from `from` (both made absolute); `to` itself when they share no root.

@@ -3,6 +3,7 @@
 //! `tools/list` read whole, and written as a JSON toolset that `validate` accepts, which keeps where
 //! it came from: the command or URL, the server's reported name and version, the revision spoken.
 //! What the server writes on standard error is kept for the import log, not shown as mcpick's.
+//! `save_server_tools` is the whole of it, snapshot to written file, for `import` and `draft` alike.
 //! Tools are kept verbatim, each given a simulated answer that is not empty: structured content
 //! built from its `outputSchema` (strings filled with placeholders naming the field and the tool),
 //! or a short text naming the tool and echoing the arguments — and the file says so.
@@ -10,7 +11,9 @@
 use crate::gold_arguments::example_instance;
 use crate::mcp::client::{McpClient, Negotiation};
 use crate::registry::compile_schema;
+use crate::spec::{ToolsetDocument, json_text};
 use serde_json::{Value, json};
+use std::path::PathBuf;
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -71,12 +74,91 @@ pub async fn snapshot_server(
     })
 }
 
+/// What `save_server_tools` wrote.
+#[derive(Debug, Clone)]
+pub struct SavedTools {
+    /// The toolset file.
+    pub file: PathBuf,
+    pub server_name: String,
+    pub protocol_version: String,
+    pub tools: usize,
+    /// What was synthesised for the file (the simulated answers).
+    pub notes: Vec<String>,
+    /// The import log of what the server said on standard error, and its lines, if it said any.
+    pub stderr_log: Option<(PathBuf, usize)>,
+}
+
+/// Snapshots the server's tools into a JSON toolset (its folder created, the file replaced whole),
+/// with what the server said on standard error beside it in `FILE.import.log`. `place` says, from
+/// the server's own name, which file and which toolset name. The outer error is the file system's;
+/// the inner one, the server's.
+pub async fn save_server_tools(
+    source: &ServerSource,
+    negotiation: Negotiation,
+    place: &dyn Fn(&str) -> (PathBuf, String),
+) -> std::io::Result<Result<SavedTools, String>> {
+    let snapshot = match snapshot_server(source, negotiation).await {
+        Ok(snapshot) => snapshot,
+        Err(message) => return Ok(Err(message)),
+    };
+    let (file, name) = place(&snapshot.server_name);
+    let (file, name) = (file.as_path(), name.as_str());
+    let (server_name, protocol_version, tools) = (
+        snapshot.server_name.clone(),
+        snapshot.protocol_version.clone(),
+        snapshot.tools.len(),
+    );
+    let server_stderr = snapshot.stderr.clone();
+    let (document, notes) = toolset_document(snapshot, name, source);
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let text = json_text(&document).map_err(std::io::Error::other)?;
+    crate::file_replace::replace(file, text.as_bytes())?;
+    let stderr_log = if server_stderr.is_empty() {
+        None
+    } else {
+        let log = file.with_extension("import.log");
+        crate::file_replace::replace(&log, server_stderr.as_bytes())?;
+        Some((log, server_stderr.lines().count()))
+    };
+    Ok(Ok(SavedTools {
+        file: file.to_path_buf(),
+        server_name,
+        protocol_version,
+        tools,
+        notes,
+        stderr_log,
+    }))
+}
+
+/// A server's name as a file and toolset name: letters, digits, `-` and `_` (`server` when
+/// nothing is left).
+pub fn file_name_for(server: &str) -> String {
+    let name: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = name.trim_matches('-').to_string();
+    if name.is_empty() {
+        "server".into()
+    } else {
+        name
+    }
+}
+
 /// The toolset file's document for a snapshot, and notes on what was synthesised.
-pub fn toolset_document(
+fn toolset_document(
     snapshot: ServerSnapshot,
     name: &str,
     source: &ServerSource,
-) -> (Value, Vec<String>) {
+) -> (ToolsetDocument, Vec<String>) {
     let mut notes = Vec::new();
     let tools: Vec<Value> = snapshot
         .tools
@@ -101,13 +183,15 @@ pub fn toolset_document(
         .server_version
         .as_deref()
         .map_or(String::new(), |v| format!(" {v}"));
-    let document = json!({
-        "format": 1,
-        "name": name,
-        "description": format!("Imported from {}{version} ({label}) by mcpick import; its answers are simulated", snapshot.server_name),
-        "imported": imported,
-        "tools": tools,
-    });
+    let mut document = ToolsetDocument::new(
+        name,
+        Some(format!(
+            "Imported from {}{version} ({label}) by mcpick import; its answers are simulated",
+            snapshot.server_name
+        )),
+        tools,
+    );
+    document.imported = Some(imported);
     (document, notes)
 }
 

@@ -15,7 +15,8 @@ pub mod live_server;
 pub mod metatool;
 
 use crate::model::ScoringProfile;
-use serde_json::{Value, json};
+use crate::spec::{Located, SuiteFile, ToolsetDocument, json_text, toml_text};
+use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -63,21 +64,21 @@ impl Imported {
     /// missing) and returns their paths.
     pub fn write(&self, dir: &Path, source: &str) -> std::io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
-        let toolset = json!({
-            "format": 1,
-            "name": self.name,
-            "description": self.description,
-            "tools": self.tools,
-        });
-        let mut suite = format!(
-            "# Imported by mcpick from {source}; see IMPORT.md.\nformat = 1\nsuite = {}\ntoolset = {}\ndescription = {}\ntasks_file = \"tasks.jsonl\"\n",
-            toml_string(&self.name),
-            toml_string(&self.name),
-            toml_string(&self.description),
+        let toolset = ToolsetDocument::new(
+            &self.name,
+            Some(self.description.clone()),
+            self.tools.clone(),
         );
-        if let Some(profile) = self.scoring {
-            suite.push_str(&format!("scoring = \"{}\"\n", profile.as_str()));
-        }
+        let mut suite = SuiteFile::new(&self.name, &self.name);
+        suite.description = Some(self.description.clone());
+        suite.tasks_file = Some(Located::new("tasks.jsonl".to_string()));
+        suite.scoring = self
+            .scoring
+            .map(|profile| Located::new(profile.as_str().to_string()));
+        let suite = format!(
+            "# Imported by mcpick from {source}; see IMPORT.md.\n{}",
+            toml_text(&suite).map_err(std::io::Error::other)?
+        );
         let mut tasks = String::new();
         for task in &self.tasks {
             tasks.push_str(&task.to_string());
@@ -86,7 +87,7 @@ impl Imported {
         let paths = [
             (
                 "toolset.json",
-                serde_json::to_string_pretty(&toolset).map_err(std::io::Error::other)? + "\n",
+                json_text(&toolset).map_err(std::io::Error::other)?,
             ),
             ("suite.toml", suite),
             ("tasks.jsonl", tasks),
@@ -158,11 +159,6 @@ impl Imported {
         }
         line
     }
-}
-
-/// A TOML basic string (JSON's escapes are valid TOML escapes for these characters).
-fn toml_string(text: &str) -> String {
-    Value::String(text.to_string()).to_string()
 }
 
 /// A suite or toolset name from a file name: lowercase, with `_` for anything outside `[a-z0-9_-]`.

@@ -331,7 +331,7 @@ async fn rounds(
                 tried.candidate.tool,
                 tried.candidate.origin.as_str()
             );
-            write(&file, &start.overlay.render(&tried.label, &note, &wordings))?;
+            write(&file, &start.overlay.render(&tried.label, &note, &wordings)?)?;
             say(format!(
                 "round {number} · candidate {} of {count} · {} ({}) · {} trials",
                 k + 1,
@@ -434,7 +434,7 @@ async fn held_out(
         start.label
     );
     let file = settings.out.join("variants").join(format!("{name}.toml"));
-    let text = start.overlay.render(&name, &note, &current.wordings);
+    let text = start.overlay.render(&name, &note, &current.wordings)?;
     write(&file, &text)?;
     account.final_label = Some(name.clone());
     say(format!(

@@ -7,13 +7,13 @@
 
 use super::wording::Wording;
 use crate::load::LoadedVariant;
+use crate::spec::{Located, VariantFile, toml_text};
 use std::collections::{BTreeMap, BTreeSet};
-use toml::{Table, Value};
 
 /// The starting point of every file `improve` writes.
 #[derive(Debug, Clone)]
 pub struct Overlay {
-    table: Table,
+    start: VariantFile,
     /// Served name → base name, for tools the starting variant renames.
     to_base: BTreeMap<String, String>,
     /// Tools the starting variant adds.
@@ -21,35 +21,23 @@ pub struct Overlay {
 }
 
 impl Overlay {
-    /// The overlay on `start` (whose file is read again, so its removals, renames and additions
-    /// carry over), or an empty one on the base toolset `toolset`.
+    /// The overlay on `start` (whose file is read again through the variant format, so its
+    /// removals, renames and additions carry over), or an empty one on the base toolset `toolset`.
     pub fn new(start: Option<&LoadedVariant>, toolset: &str) -> Result<Overlay, String> {
         let Some(variant) = start else {
-            let mut table = Table::new();
-            table.insert("format".into(), Value::Integer(1));
-            table.insert("variant".into(), Value::String(toolset.into()));
-            table.insert("base".into(), Value::String(toolset.into()));
             return Ok(Overlay {
-                table,
+                start: VariantFile::new(toolset, toolset),
                 to_base: BTreeMap::new(),
                 added: BTreeSet::new(),
             });
         };
         let text = std::fs::read_to_string(&variant.source)
             .map_err(|e| format!("{}: {e}", variant.source.display()))?;
-        let table: Table = text
-            .parse()
-            .map_err(|e| format!("{}: {e}", variant.source.display()))?;
-        let added = table
-            .get("add")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|tool| tool.get("name").and_then(Value::as_str))
-            .map(str::to_string)
-            .collect();
+        let file: VariantFile = toml::from_str(&text)
+            .map_err(|e| format!("{}: {}", variant.source.display(), e.message()))?;
+        let added = file.add.iter().map(|tool| tool.name.value.clone()).collect();
         Ok(Overlay {
-            table,
+            start: file,
             to_base: variant
                 .renamed
                 .iter()
@@ -65,37 +53,23 @@ impl Overlay {
     }
 
     /// The variant file `name`, described by `note`, with `wordings` (by served name) applied.
-    pub fn render(&self, name: &str, note: &str, wordings: &BTreeMap<String, Wording>) -> String {
-        let mut table = self.table.clone();
-        table.insert("variant".into(), Value::String(name.into()));
-        table.insert("description".into(), Value::String(note.into()));
-        let describe = table
-            .entry("describe")
-            .or_insert_with(|| Value::Table(Table::new()));
-        if let Value::Table(describe) = describe {
-            for (served, wording) in wordings {
-                let base = self.to_base.get(served).unwrap_or(served);
-                let entry = describe
-                    .entry(base.clone())
-                    .or_insert_with(|| Value::Table(Table::new()));
-                let Value::Table(entry) = entry else { continue };
-                entry.insert(
-                    "description".into(),
-                    Value::String(wording.description.clone()),
-                );
-                if wording.params.is_empty() {
-                    continue;
-                }
-                let params = entry
-                    .entry("params")
-                    .or_insert_with(|| Value::Table(Table::new()));
-                if let Value::Table(params) = params {
-                    for (param, text) in &wording.params {
-                        params.insert(param.clone(), Value::String(text.clone()));
-                    }
-                }
+    pub fn render(
+        &self,
+        name: &str,
+        note: &str,
+        wordings: &BTreeMap<String, Wording>,
+    ) -> Result<String, String> {
+        let mut file = self.start.clone();
+        file.variant = Located::new(name.to_string());
+        file.description = Some(note.to_string());
+        for (served, wording) in wordings {
+            let base = self.to_base.get(served).unwrap_or(served);
+            let entry = file.describe.entry(Located::new(base.clone())).or_default();
+            entry.description = Some(wording.description.clone());
+            for (param, text) in &wording.params {
+                entry.params.insert(Located::new(param.clone()), text.clone());
             }
         }
-        toml::to_string(&table).unwrap_or_default()
+        toml_text(&file)
     }
 }

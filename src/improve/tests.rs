@@ -222,7 +222,8 @@ fn an_overlay_keeps_the_start_and_rewords_by_base_name() {
         "travel-terse-x",
         "a test",
         &BTreeMap::from([("get_weather".to_string(), wording)]),
-    );
+    )
+    .unwrap();
     let parsed: toml::Table = text.parse().unwrap();
     assert_eq!(parsed["variant"].as_str(), Some("travel-terse-x"));
     assert_eq!(parsed["base"].as_str(), Some("travel"));

@@ -298,7 +298,7 @@ mod tests {
     }
 
     /// A whole run folder written before a trial had one shape (commit 748a1c8: the tool-search
-    /// sweep the README reports) reads, and every line writes back byte for byte.
+    /// sweep `docs/tool-exposure.md` reports) reads, and every line writes back byte for byte.
     #[test]
     fn a_trials_file_of_the_previous_format_reads_and_writes_back_the_same() {
         let folder = std::path::Path::new("docs/runs/tool-search-local");

@@ -1,5 +1,6 @@
-//! Running trials: a run is started (`start`: new or resumed, its shard, folder and manifest) and
-//! its plan (`plan`) resolved once; each suite's toolset is served by one `McpServer` (whose
+//! Running trials: every run goes in through `folder_run::run` (started, announced, executed,
+//! summed up; `mcpick run` and the runs `draft` and `improve` make alike). A run is started
+//! (`start`: new or resumed, its shard, folder and manifest) and its plan (`plan`) resolved once; each suite's toolset is served by one `McpServer` (whose
 //! tools/list the first trial lists and the rest share, `ToolListing`); each trial (task × backend)
 //! opens a fresh MCP session on the in-memory transport, lets the backend take turns through its
 //! lane (`lane`: cache, rate limits, timeout, retries) — tool calls go through `tools/call`, results
@@ -27,7 +28,7 @@ mod trial_serving;
 
 pub use batch::{BatchQueue, BatchSettings};
 pub use cache::ResponseCache;
-pub use folder_run::{FolderRun, run_in_folder};
+pub use folder_run::{FolderRun, run, run_in_folder};
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};
 pub use price::list_price;

@@ -31,7 +31,7 @@
 //! acceptable float), lists compare element by element in order, objects key by key (a key the
 //! matcher does not mention is wrong inside an argument), and top-level arguments the task does
 //! not mention are not judged (the tool's schema has already validated them). This is the `mcp`
-//! profile; `bfcl` (module `bfcl`) is BFCL's checker exactly, and the README's scoring table lists
+//! profile; `bfcl` (module `bfcl`) is BFCL's checker exactly, and `docs/scoring.md`'s table lists
 //! every difference between the two.
 
 mod arguments;

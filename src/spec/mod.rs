@@ -1,20 +1,25 @@
 //! The file formats, as serde structs and nothing more: what a toolset, variant or suite file may say,
 //! spelled as users write it (MCP's camelCase for tool fields). Every struct denies unknown fields so a
 //! typo is an error with a line number — but for a suite's tables, whose unknown keys the loader
-//! finds all at once. Meaning and cross-checks live in `load`; this module must not
-//! read files or judge values.
+//! finds all at once. The same structs write what they read (`writing`): their constructors stamp
+//! the format version, and every command that writes a toolset, suite or variant goes through
+//! them. Meaning and cross-checks live in `load`; this module must not read files or judge values.
 
 mod config;
 mod located;
 mod suite;
 mod toolset;
 mod variant;
+mod writing;
 
 pub use config::{BackendProfile, ConfigFile};
 pub use located::{Located, with_toml_spans};
 pub use suite::{DraftedBySpec, ExpectedCallSpec, MessageSpec, SuiteFile, TaskSpec, TaskToolSpec};
-pub use toolset::{BehaviorSpec, ResponseRuleSpec, ToolAnnotations, ToolSpec, ToolsetFile};
+pub use toolset::{
+    BehaviorSpec, ResponseRuleSpec, ToolAnnotations, ToolSpec, ToolsetDocument, ToolsetFile,
+};
 pub use variant::{DescribeSpec, VariantFile};
+pub use writing::{json_text, toml_text};
 
 /// The only file-format version this build reads.
 pub const FORMAT_VERSION: u32 = 1;

@@ -5,14 +5,44 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A toolset file in TOML.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolsetFile {
     pub format: Located<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<Located<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(rename = "tool", default)]
+    #[serde(rename = "tool", default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Located<ToolSpec>>,
+}
+
+/// A toolset file in JSON, as `import` writes it: a header and MCP's tool objects as a server
+/// lists them. The loader reads the header's keys and takes the tools one by one as `ToolSpec`s
+/// (`load::toolset`), so a tool it cannot read is named alone; this is the shape it reads.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct ToolsetDocument {
+    pub format: u32,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Where `mcpick import` took the tools from and the MCP revision it spoke.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<Value>,
+    pub tools: Vec<Value>,
+}
+
+impl ToolsetDocument {
+    /// A JSON toolset of `tools`, in the format this build reads.
+    pub fn new(name: &str, description: Option<String>, tools: Vec<Value>) -> ToolsetDocument {
+        ToolsetDocument {
+            format: super::FORMAT_VERSION,
+            name: name.to_string(),
+            description,
+            imported: None,
+            tools,
+        }
+    }
 }
 
 /// One tool as written: MCP `Tool` fields, spelled as the specification spells them, plus `behavior`.

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The one kind where mcpick departs from BFCL on purpose (README, "Scoring profiles").
+/// The one kind where mcpick departs from BFCL on purpose (`docs/scoring.md`, "Scoring profiles").
 const DOCUMENTED_DIFFERENCE: &str = "bool_as_int_nested";
 
 /// The gold call of a record the import left out: BFCL's checker must reject it too.

@@ -1,5 +1,6 @@
-//! The README's offline runs, rerun and compared with recorded results: `run tasks/` with the three
-//! baselines, a description A/B test and a size sweep. Their `trials.jsonl`, `summary.json` and
+//! The documented offline runs (`docs/getting-started.md`, `docs/experiments.md`), rerun and
+//! compared with recorded results: `run tasks/` with the three baselines, a description A/B test
+//! and a size sweep. Their `trials.jsonl`, `summary.json` and
 //! `manifest.json` must match the recordings in `tests/data/golden/` byte for byte once the
 //! parts that cannot repeat are set aside — latencies, the command line, the git revision and the
 //! start time. A redesign that keeps behaviour passes unchanged; a change that moves any result

@@ -268,7 +268,7 @@ mod tests {
     }
 
     /// Per-task p(right pick) differences (rich − terse) of the default embedded model on the
-    /// travel suite, from the README's A/B run (`tests/data/graded/travel_local_p_right.json`).
+    /// travel suite, from the A/B run of `docs/experiments.md` (`tests/data/graded/travel_local_p_right.json`).
     fn recorded_p_right_differences() -> Vec<f64> {
         let text = std::fs::read_to_string("tests/data/graded/travel_local_p_right.json").unwrap();
         let recorded: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -1,0 +1,199 @@
+//! The command line's flags resolved into the settings the library takes, once, for every command:
+//! a run's `RunSettings`, the backend options the shared model and hosted flags ask for, the live
+//! server a command reads, the folder it writes. Commands call these and never each other, and no
+//! command fakes a parse to learn another's defaults: `RunSettings::default()` is them.
+
+use crate::backend::{BackendOptions, LocalOptions};
+use crate::cli::{
+    DistractorChoice, EraChoice, HostedFlags, LiveServerFlags, ModelFlags, OutFlag, RunOptions,
+};
+use crate::import::live_server::ServerSource;
+use crate::mcp::client::Negotiation;
+use crate::settings::{BatchMode, Distractors, RunSettings};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long a drafter's or rewriter's reply may take when `--timeout` does not say: it writes
+/// several requests, or several wordings, in one reply.
+pub const WRITER_TIMEOUT_SECONDS: f64 = 300.0;
+
+/// The backend options the shared model and hosted-connection flags ask for: the one way from
+/// flags to `BackendOptions`, for a run's backends, a drafter and a rewriter alike.
+pub fn backend_options(model: &ModelFlags, hosted: &HostedFlags) -> BackendOptions {
+    BackendOptions {
+        base_url: hosted.base_url.clone(),
+        api_key_env: hosted.api_key_env.clone(),
+        max_tokens: hosted.max_tokens,
+        local: LocalOptions {
+            model: model.model.clone(),
+            threads: model.threads,
+            kv_cache: model.no_kv_cache.then_some(false),
+            ..LocalOptions::default()
+        },
+    }
+}
+
+/// The wait for one reply of a model that writes (a drafter, a rewriter).
+pub fn writer_timeout(hosted: &HostedFlags) -> Duration {
+    let seconds = hosted.timeout.unwrap_or(WRITER_TIMEOUT_SECONDS);
+    Duration::try_from_secs_f64(seconds.max(1.0)).unwrap_or(Duration::MAX)
+}
+
+/// The settings a run's command line asks for (`--out`, `--resume` and `--no-progress` stay with
+/// the command: they say where and how, not what).
+pub fn run_settings(options: &RunOptions) -> RunSettings {
+    let defaults = RunSettings::default();
+    let mut backend = backend_options(&options.model, &options.hosted);
+    backend.local = LocalOptions {
+        threads_batch: options.threads_batch,
+        ctx_size: options.ctx_size,
+        temperature: options.temperature,
+        seed: options.seed.seed,
+        graded: options.graded.then_some(true),
+        ..backend.local
+    };
+    RunSettings {
+        paths: options.paths.clone(),
+        backends: options.backends.backends.clone(),
+        max_turns: options.max_turns,
+        scoring: options.scoring.clone(),
+        tags: options.tags.clone(),
+        variants: options.variants.variants.clone(),
+        sizes: options.sizes.clone(),
+        distractors: match options.distractors {
+            DistractorChoice::Random => Distractors::Random,
+            DistractorChoice::Similar => Distractors::Similar,
+        },
+        exposures: options.exposures.clone(),
+        seeds: options.seeds,
+        repeats: options.repeats,
+        pool: options.pool.clone(),
+        config: options.profiles.config.clone(),
+        backend,
+        concurrency: options.concurrency,
+        requests_per_minute: options.requests_per_minute,
+        tokens_per_minute: options.tokens_per_minute,
+        timeout: options.hosted.timeout.unwrap_or(defaults.timeout),
+        max_retries: options.max_retries,
+        max_retry_wait: options.max_retry_wait,
+        budget: options.budget.budget,
+        price: options.price.clone(),
+        no_cache: options.no_cache,
+        cache: options.cache.clone(),
+        batch: options.batch.then_some(BatchMode {
+            size: options.batch_size,
+            poll: options.batch_poll,
+        }),
+        ..defaults
+    }
+}
+
+/// The MCP revision `--era` asks a live server to be spoken to in.
+pub fn negotiation(era: EraChoice) -> Negotiation {
+    match era {
+        EraChoice::Auto => Negotiation::Auto,
+        EraChoice::Stateless => Negotiation::Stateless,
+        EraChoice::Sessions => Negotiation::Sessions,
+    }
+}
+
+/// The live server `--stdio` or `--url` names, if one does (clap lets at most one through).
+pub fn live_server(flags: &LiveServerFlags) -> Option<ServerSource> {
+    match (&flags.stdio, &flags.url) {
+        (Some(command), None) => Some(ServerSource::Stdio(command.clone())),
+        (None, Some(url)) => Some(ServerSource::Url(url.clone())),
+        _ => None,
+    }
+}
+
+/// The folder (or file) a command that must write is told to write to. clap requires the flag
+/// for these commands; a caller that built the options by hand gets an error, not a panic.
+pub fn required_out(flag: &OutFlag) -> Result<PathBuf, String> {
+    flag.out
+        .clone()
+        .ok_or_else(|| "give -o/--out, where to write".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn run_options(args: &[&str]) -> RunOptions {
+        let mut all = vec!["mcpick", "run"];
+        all.extend_from_slice(args);
+        match Cli::parse_from(all).command {
+            Command::Run(options) => *options,
+            _ => unreachable!("the arguments name the run command"),
+        }
+    }
+
+    /// The defaults a command without a run's flags takes (`RunSettings::default()`) are the ones
+    /// `mcpick run` gives when no flag is set: the two cannot drift apart.
+    #[test]
+    fn a_bare_run_resolves_to_the_default_settings() {
+        assert_eq!(
+            run_settings(&run_options(&["--backend", "bm25"])),
+            RunSettings {
+                backends: vec!["bm25".into()],
+                ..RunSettings::default()
+            }
+        );
+    }
+
+    #[test]
+    fn shared_flags_reach_the_backend_options_and_the_run() {
+        let settings = run_settings(&run_options(&[
+            "--backend",
+            "local",
+            "--model",
+            "m.gguf",
+            "--threads",
+            "3",
+            "--threads-batch",
+            "5",
+            "--seed",
+            "7",
+            "--timeout",
+            "9",
+            "--base-url",
+            "http://127.0.0.1:1/v1",
+            "--api-key-env",
+            "KEY",
+            "--max-tokens",
+            "11",
+            "--no-kv-cache",
+            "--budget",
+            "2",
+            "--config",
+            "c.toml",
+        ]));
+        let local = &settings.backend.local;
+        assert_eq!(local.model.as_deref(), Some("m.gguf"));
+        assert_eq!((local.threads, local.threads_batch), (Some(3), Some(5)));
+        assert_eq!((local.seed, local.kv_cache), (Some(7), Some(false)));
+        assert_eq!(settings.timeout, 9.0);
+        assert_eq!(settings.budget, Some(2.0));
+        assert_eq!(settings.config, Some(PathBuf::from("c.toml")));
+        assert_eq!(settings.backend.max_tokens, Some(11));
+        assert_eq!(settings.backend.api_key_env.as_deref(), Some("KEY"));
+        assert_eq!(
+            settings.backend.base_url.as_deref(),
+            Some("http://127.0.0.1:1/v1")
+        );
+    }
+
+    #[test]
+    fn a_writer_waits_longer_unless_told() {
+        assert_eq!(
+            writer_timeout(&HostedFlags::default()),
+            Duration::from_secs(300)
+        );
+        let told = HostedFlags {
+            timeout: Some(30.0),
+            ..HostedFlags::default()
+        };
+        assert_eq!(writer_timeout(&told), Duration::from_secs(30));
+    }
+}
