@@ -13,8 +13,8 @@
 
 use crate::file_replace::replace;
 use crate::load::Workspace;
-use crate::untrusted_text::shown;
 use crate::spec::SuiteFile;
+use crate::untrusted_text::shown;
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,7 @@ mod batch_api;
 mod bm25;
 mod embed;
 mod hosted;
+mod json_writer;
 mod local;
 mod openai;
 mod openai_responses;
@@ -16,6 +17,7 @@ mod options;
 mod oracle;
 mod provider_names;
 mod random;
+mod redact;
 mod replay;
 
 pub use anthropic::AnthropicBackend;
@@ -25,6 +27,7 @@ pub use batch_api::{
 pub use bm25::Bm25Backend;
 pub use embed::EmbedBackend;
 pub use hosted::{DEFAULT_SYSTEM_PROMPT, HostedConfig, default_system_prompt};
+pub use json_writer::{JsonAsk, JsonWriter};
 pub use local::{
     CacheLocation, JsonSampling, LocalBackend, LocalMode, LocalSettings, Work, llama_backend,
     prefix_cache,
@@ -34,6 +37,7 @@ pub use options::{BackendOptions, LocalOptions};
 pub use oracle::{OracleAnswers, OracleBackend};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
+pub use redact::{REDACTED, redact};
 pub use replay::ReplayBackend;
 
 use crate::observation::CallArguments;

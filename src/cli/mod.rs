@@ -195,7 +195,6 @@ pub struct ServeOptions {
     pub conformance_fixtures: bool,
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +267,11 @@ mod tests {
         for command in cli.get_subcommands() {
             for arg in command.get_arguments() {
                 let Some(long) = arg.get_long() else { continue };
+                // `serve --stdio` is the server's side of the same transport that `import --stdio
+                // CMD` and `draft --stdio CMD` start a server on: it takes no command.
+                if command.get_name() == "serve" && long == "stdio" {
+                    continue;
+                }
                 let shape = (
                     arg.get_id().to_string(),
                     format!("{:?}", arg.get_num_args()),
@@ -319,7 +323,14 @@ mod tests {
             &["import", "--url", "http://127.0.0.1:1/mcp", "--output", "d"],
             &["import", "--stdio", "x", "-o", "d"],
             &["import-bfcl", "q.json", "--output", "d"],
-            &["import-metatool", "q.csv", "--descriptions", "p.json", "--output", "d"],
+            &[
+                "import-metatool",
+                "q.csv",
+                "--descriptions",
+                "p.json",
+                "--output",
+                "d",
+            ],
         ] {
             assert_eq!(written(args), d, "{args:?}");
         }
@@ -328,16 +339,35 @@ mod tests {
             &["mcpick", "draft", "t.toml"][..],
             &["mcpick", "improve", "s.toml", "--backend", "bm25"],
             &["mcpick", "improve", "s.toml", "-o", "d"],
-            &["mcpick", "improve", "s.toml", "--backend", "a", "--backend", "b", "-o", "d"],
+            &[
+                "mcpick",
+                "improve",
+                "s.toml",
+                "--backend",
+                "a",
+                "--backend",
+                "b",
+                "-o",
+                "d",
+            ],
             &["mcpick", "lint", "t", "--variant", "a", "--variant", "b"],
             &["mcpick", "merge", "a"],
             &["mcpick", "import", "-o", "d"],
             &["mcpick", "run", "--resume", "r", "--out", "d"],
-            &["mcpick", "draft", "t.toml", "-o", "d", "--seed", "4294967296"],
+            &[
+                "mcpick",
+                "draft",
+                "t.toml",
+                "-o",
+                "d",
+                "--seed",
+                "4294967296",
+            ],
         ] {
             assert!(Cli::try_parse_from(args).is_err(), "{args:?} parsed");
         }
-        let Command::Run(run) = Cli::parse_from(["mcpick", "run", "--backend", "a", "--backend", "b"]).command
+        let Command::Run(run) =
+            Cli::parse_from(["mcpick", "run", "--backend", "a", "--backend", "b"]).command
         else {
             unreachable!()
         };

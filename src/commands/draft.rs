@@ -4,9 +4,7 @@
 //! resolved, the draft made (`crate::draft`), and what it wrote said.
 
 use super::ExitStatus;
-use super::resolve::{
-    backend_options, live_server, negotiation, required_out, writer_timeout,
-};
+use super::resolve::{backend_options, live_server, negotiation, required_out, writer_timeout};
 use crate::cli::DraftOptions;
 use crate::draft::{AskCounts, DraftSettings, draft};
 use crate::import::live_server::{file_name_for, save_server_tools};

@@ -21,7 +21,10 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
             return Ok(ExitStatus::InvalidInput);
         }
         (_, None) => {
-            writeln!(out, "mcpick improve: give --backend, the model whose picks are measured")?;
+            writeln!(
+                out,
+                "mcpick improve: give --backend, the model whose picks are measured"
+            )?;
             return Ok(ExitStatus::InvalidInput);
         }
     };

@@ -231,7 +231,11 @@ mod tests {
     fn folder(lines: &[String]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let format = crate::spec::FORMAT_VERSION;
-        std::fs::write(dir.path().join("mini.toml"), format!("format = {format}\n{TOOLS}")).unwrap();
+        std::fs::write(
+            dir.path().join("mini.toml"),
+            format!("format = {format}\n{TOOLS}"),
+        )
+        .unwrap();
         let mut suite = crate::spec::SuiteFile::new("s", "mini.toml");
         suite.tasks_file = Some(crate::spec::Located::new("tasks.jsonl".into()));
         std::fs::write(

@@ -1,5 +1,5 @@
 //! `mcpick draft`: candidate tasks for a toolset, written by a model and checked by code. The
-//! drafter (`drafter`) answers each ask (`asks`: per tool, per confusable pair, no call) with
+//! drafter (a `backend::JsonWriter`; `drafter` puts the asks to it) answers each ask (`asks`: per tool, per confusable pair, no call) with
 //! requests and the calls that serve them; every reply is journaled as it comes (`journal`), so a
 //! killed draft resumes. Each candidate (`candidate`) is then checked: leakage of its tool's name
 //! (`leakage`), its call against the tool's schema and its own words (`support`), near-duplicates
@@ -20,10 +20,9 @@ mod output;
 mod support;
 
 pub use asks::AskCounts;
-pub use drafter::{Drafter, JsonAsk};
 pub use duplicates::NEAR_DUPLICATE_COSINE;
 
-use crate::backend::{BackendOptions, EmbedBackend};
+use crate::backend::{BackendOptions, EmbedBackend, JsonWriter};
 use crate::hashing::sha256_hex;
 use crate::model::Toolset;
 use crate::settings::RunSettings;
@@ -80,7 +79,8 @@ pub async fn draft(
     folder::check_folder(&settings.out)?;
     let earlier = folder::EarlierTasks::read(&settings.out)?;
     check_toolset(toolset, &settings.toolset_file)?;
-    let drafter = Drafter::load(
+    let drafter = JsonWriter::load(
+        "--drafter",
         &settings.drafter,
         &settings.backend,
         settings.seed,
@@ -126,7 +126,7 @@ pub async fn draft(
             Some(reply) => reply.clone(),
             None => {
                 let asked = Instant::now();
-                match drafter.write(ask).await {
+                match drafter::write(&drafter, ask).await {
                     Ok(reply) => {
                         journal
                             .record(&ask.id, &reply)

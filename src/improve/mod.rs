@@ -37,7 +37,7 @@ pub use write_up::{Account, Round, Tried, judgement_line, verdict_sentence};
 
 use crate::analysis::statistics::AbVerdict;
 use crate::backend::BackendOptions;
-use crate::draft::Drafter;
+use crate::backend::JsonWriter;
 use crate::lint::lint;
 use crate::model::Suite;
 use crate::record::StoredTrial;
@@ -220,7 +220,7 @@ struct Context<'a> {
     /// The working tasks' requests: all the rewriter may be shown.
     requests: BTreeMap<String, String>,
     /// The rewriter, loaded when first needed.
-    rewriter: Option<Drafter>,
+    rewriter: Option<JsonWriter>,
 }
 
 /// The current wording: its label, its tools' new wordings (none: the starting wording), its
@@ -331,7 +331,10 @@ async fn rounds(
                 tried.candidate.tool,
                 tried.candidate.origin.as_str()
             );
-            write(&file, &start.overlay.render(&tried.label, &note, &wordings)?)?;
+            write(
+                &file,
+                &start.overlay.render(&tried.label, &note, &wordings)?,
+            )?;
             say(format!(
                 "round {number} · candidate {} of {count} · {} ({}) · {} trials",
                 k + 1,

@@ -35,7 +35,11 @@ impl Overlay {
             .map_err(|e| format!("{}: {e}", variant.source.display()))?;
         let file: VariantFile = toml::from_str(&text)
             .map_err(|e| format!("{}: {}", variant.source.display(), e.message()))?;
-        let added = file.add.iter().map(|tool| tool.name.value.clone()).collect();
+        let added = file
+            .add
+            .iter()
+            .map(|tool| tool.name.value.clone())
+            .collect();
         Ok(Overlay {
             start: file,
             to_base: variant
@@ -67,7 +71,9 @@ impl Overlay {
             let entry = file.describe.entry(Located::new(base.clone())).or_default();
             entry.description = Some(wording.description.clone());
             for (param, text) in &wording.params {
-                entry.params.insert(Located::new(param.clone()), text.clone());
+                entry
+                    .params
+                    .insert(Located::new(param.clone()), text.clone());
             }
         }
         toml_text(&file)

@@ -9,7 +9,7 @@ use super::targets::Target;
 use super::wording::{Candidate, Origin};
 use super::write_up::Round;
 use super::{Context, write};
-use crate::draft::Drafter;
+use crate::backend::JsonWriter;
 use crate::model::Toolset;
 use std::time::Instant;
 
@@ -52,7 +52,8 @@ pub(super) async fn proposals(
             )
         {
             if context.rewriter.is_none() {
-                context.rewriter = Some(Drafter::load(
+                context.rewriter = Some(JsonWriter::load(
+                    "--rewriter",
                     &settings.rewriter,
                     &settings.rewriter_options,
                     settings.seed,

@@ -7,7 +7,7 @@
 
 use super::targets::Target;
 use super::wording::Wording;
-use crate::draft::JsonAsk;
+use crate::backend::JsonAsk;
 use crate::hashing::sha256_hex;
 use crate::lint::Finding;
 use crate::model::Toolset;

@@ -218,12 +218,13 @@ fn an_overlay_keeps_the_start_and_rewords_by_base_name() {
     let mut wording = wording_of(toolset.tool("get_weather").unwrap());
     wording.description = "Current conditions now.".into();
     wording.params = BTreeMap::from([("city".to_string(), "City name.".to_string())]);
-    let text = overlay.render(
-        "travel-terse-x",
-        "a test",
-        &BTreeMap::from([("get_weather".to_string(), wording)]),
-    )
-    .unwrap();
+    let text = overlay
+        .render(
+            "travel-terse-x",
+            "a test",
+            &BTreeMap::from([("get_weather".to_string(), wording)]),
+        )
+        .unwrap();
     let parsed: toml::Table = text.parse().unwrap();
     assert_eq!(parsed["variant"].as_str(), Some("travel-terse-x"));
     assert_eq!(parsed["base"].as_str(), Some("travel"));

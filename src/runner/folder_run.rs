@@ -131,11 +131,17 @@ pub async fn run_in_folder(
             out: Some(folder.to_path_buf()),
         },
     };
-    run(target, ShardRequest::default(), &|_| None, progress, &mut |_| {})
-        .await
-        .map_err(|e| match e {
-            StartError::Plan(problems) => format!("{what} cannot start: {}", problems.join("; ")),
-            StartError::Refused(why) => format!("{what}: {why}"),
-            StartError::Io(e) => format!("{what}: {e}"),
-        })
+    run(
+        target,
+        ShardRequest::default(),
+        &|_| None,
+        progress,
+        &mut |_| {},
+    )
+    .await
+    .map_err(|e| match e {
+        StartError::Plan(problems) => format!("{what} cannot start: {}", problems.join("; ")),
+        StartError::Refused(why) => format!("{what}: {why}"),
+        StartError::Io(e) => format!("{what}: {e}"),
+    })
 }

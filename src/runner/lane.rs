@@ -9,8 +9,8 @@
 
 use super::batch::{BatchQueue, custom_id};
 use super::cache::ResponseCache;
-use super::redact::redact;
 use super::reply_bound::bound_reply;
+use crate::backend::redact;
 use crate::backend::{AnyBackend, BackendError, DEFAULT_SYSTEM_PROMPT, Reply, Turn};
 use crate::hashing::splitmix64;
 use crate::settings::Price;

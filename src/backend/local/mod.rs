@@ -20,6 +20,7 @@
 mod chat_template;
 mod choice;
 mod engine;
+mod model_file;
 pub mod prefix_cache;
 mod prompt;
 mod reply_text;
@@ -31,15 +32,15 @@ use chat_template::ChatTemplate;
 pub use engine::Work;
 use engine::{ANY_JSON_OBJECT, Engine, Sampling};
 use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::model::params::LlamaModelParams;
-use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate};
+pub use model_file::llama_backend;
+use model_file::{check_gguf, loaded_model};
 pub use prefix_cache::CacheLocation;
 use prompt::{CallSyntax, generation_prompt, native_messages, native_tools};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -152,49 +153,6 @@ impl std::fmt::Debug for LocalBackend {
             .field("options", &self.options)
             .finish_non_exhaustive()
     }
-}
-
-/// llama.cpp's global state, initialised once per process (llama.cpp refuses a second start, so
-/// whatever else in the process calls llama.cpp directly — the benchmark — takes it from here).
-pub fn llama_backend() -> Result<&'static LlamaBackend, String> {
-    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
-    BACKEND
-        .get_or_init(|| {
-            let mut backend = LlamaBackend::init().map_err(|e| e.to_string())?;
-            // llama.cpp logs every tensor it loads on stderr; mcpick's own log says what matters.
-            backend.void_logs();
-            Ok(backend)
-        })
-        .as_ref()
-        .map_err(|e| format!("llama.cpp failed to start: {e}"))
-}
-
-/// The model in `path`, loaded once per process and kept for its life: contexts borrow it for
-/// theirs, and a command that starts many runs (`improve`'s candidates, `draft`'s agreement run
-/// beside its drafter) would otherwise hold one copy of the weights per run.
-fn loaded_model(
-    backend: &'static LlamaBackend,
-    path: &Path,
-) -> Result<&'static LlamaModel, String> {
-    static MODELS: OnceLock<Mutex<HashMap<PathBuf, &'static LlamaModel>>> = OnceLock::new();
-    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    let mut models = MODELS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(model) = models.get(&key) {
-        return Ok(model);
-    }
-    let model =
-        LlamaModel::load_from_file(backend, path, &LlamaModelParams::default()).map_err(|e| {
-            format!(
-                "{}: llama.cpp could not load it ({e}); is it a complete GGUF model?",
-                path.display()
-            )
-        })?;
-    let model: &'static LlamaModel = Box::leak(Box::new(model));
-    models.insert(key, model);
-    Ok(model)
 }
 
 impl LocalBackend {
@@ -511,54 +469,5 @@ impl LocalBackend {
             output_tokens,
             ..parse_reply(&text)
         })
-    }
-}
-
-fn check_gguf(path: &Path) -> Result<(), String> {
-    let mut magic = [0u8; 4];
-    let read = std::fs::File::open(path).and_then(|mut f| {
-        use std::io::Read;
-        f.read_exact(&mut magic)
-    });
-    match read {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err(format!("{}: no such model file", path.display()))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(format!(
-            "{}: not a GGUF model (the file is shorter than a header)",
-            path.display()
-        )),
-        Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
-        Ok(()) if &magic != b"GGUF" => Err(format!(
-            "{}: not a GGUF model (it does not start with the GGUF magic bytes)",
-            path.display()
-        )),
-        Ok(()) => Ok(()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn files_that_are_not_gguf_models_are_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let missing = dir.path().join("missing.gguf");
-        assert!(
-            check_gguf(&missing)
-                .unwrap_err()
-                .contains("no such model file")
-        );
-        let text = dir.path().join("notes.gguf");
-        std::fs::write(&text, "hello world").unwrap();
-        assert!(check_gguf(&text).unwrap_err().contains("GGUF magic"));
-        let short = dir.path().join("short.gguf");
-        std::fs::write(&short, "GG").unwrap();
-        assert!(
-            check_gguf(&short)
-                .unwrap_err()
-                .contains("shorter than a header")
-        );
     }
 }

@@ -205,7 +205,10 @@ mod tests {
     fn every_unknown_key_is_named_with_its_place() {
         let source = SourceText::new(
             "suite.toml".into(),
-            format!("format = {}\nsuite = \"s\"\ntoolset = \"t\"\ncolour = 1\n[[task]]\nid = \"a\"\ntag = [\"x\"]\nprompt = \"p\"\nexpect = [{{ tool = \"x\", arg = {{}} }}]\n[[task]]\nid = \"b\"\nprompts = \"q\"\n", crate::spec::FORMAT_VERSION),
+            format!(
+                "format = {}\nsuite = \"s\"\ntoolset = \"t\"\ncolour = 1\n[[task]]\nid = \"a\"\ntag = [\"x\"]\nprompt = \"p\"\nexpect = [{{ tool = \"x\", arg = {{}} }}]\n[[task]]\nid = \"b\"\nprompts = \"q\"\n",
+                crate::spec::FORMAT_VERSION
+            ),
         );
         let found = unknown_suite_keys(&source);
         let places: Vec<(Option<usize>, String)> =

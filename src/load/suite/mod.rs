@@ -10,6 +10,7 @@ mod place;
 mod satisfiable;
 mod task;
 mod task_file;
+mod task_shape;
 
 pub use keys::unknown_suite_keys;
 pub use task_file::check_unreferenced_task_file;

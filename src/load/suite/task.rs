@@ -11,10 +11,10 @@ use crate::load::diagnostic::closest_name;
 use crate::load::toolset::parameters_help;
 use crate::load::variant::LoadedVariant;
 use crate::model::{
-    ArgMatcher, BfclRecord, Expectation, ExpectedCall, Message, Review, Role, ScoringProfile, Task,
+    ArgMatcher, BfclRecord, Expectation, ExpectedCall, Review, Role, ScoringProfile, Task,
     TaskInput, TaskTool, Toolset,
 };
-use crate::spec::{ExpectedCallSpec, Located, TaskSpec, TaskToolSpec, toml_datetimes_as_strings};
+use crate::spec::{ExpectedCallSpec, Located, TaskSpec, toml_datetimes_as_strings};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
@@ -179,98 +179,6 @@ impl TaskChecks<'_> {
             review,
             drafted_by: None,
         })
-    }
-
-    fn messages(
-        &self,
-        id: &str,
-        written: Vec<crate::spec::MessageSpec>,
-        place: &Place<'_>,
-        id_span: Option<&Range<usize>>,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<Vec<Message>> {
-        let mut messages = Vec::with_capacity(written.len());
-        for message in written {
-            let role = match message.role.value.as_str() {
-                "system" => Role::System,
-                "user" => Role::User,
-                "assistant" => Role::Assistant,
-                other => {
-                    diagnostics.push(place.error(
-                        message.role.span.as_ref(),
-                        format!("task {id:?}: unknown role {other:?}"),
-                        "use \"system\", \"user\" or \"assistant\"".into(),
-                    ));
-                    return None;
-                }
-            };
-            messages.push(Message {
-                role,
-                content: message.content,
-            });
-        }
-        if messages.last().map(|m| m.role) != Some(Role::User) {
-            diagnostics.push(place.error(
-                id_span,
-                format!("task {id:?}: `messages` must end with a user turn"),
-                "the model answers the last user message; add or move it to the end".into(),
-            ));
-            return None;
-        }
-        Some(messages)
-    }
-
-    /// A task's own tool list: every entry a toolset tool, every shown name once.
-    /// An empty list is a task shown no tools at all, which can only expect no call (BFCL has such
-    /// irrelevance records).
-    fn task_tools(
-        &self,
-        id: &str,
-        written: Vec<TaskToolSpec>,
-        expects_no_call: bool,
-        place: &Place<'_>,
-        id_span: Option<&Range<usize>>,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Vec<TaskTool> {
-        if written.is_empty() && !expects_no_call {
-            diagnostics.push(place.error(
-                id_span,
-                format!("task {id:?}: `tools` is empty"),
-                "list the toolset tools this task is shown, or drop `tools` to show the whole toolset (a task shown no tools must `expect_no_call`)"
-                    .into(),
-            ));
-        }
-        let mut tools: Vec<TaskTool> = Vec::with_capacity(written.len());
-        for entry in written {
-            let (tool, name) = match entry {
-                TaskToolSpec::Name(name) => (name.clone(), name),
-                TaskToolSpec::Renamed { tool, shown_as } => (tool, shown_as),
-            };
-            if self.toolset.tool(&tool).is_none() {
-                let help =
-                    match closest_name(&tool, self.toolset.tools.iter().map(|t| t.name.as_str())) {
-                        Some(near) => format!("did you mean {near:?}?"),
-                        None => format!("add the tool to toolset {:?}", self.toolset.name),
-                    };
-                diagnostics.push(place.error(
-                    id_span,
-                    format!(
-                        "task {id:?} lists tool {tool:?}, which toolset {:?} does not have",
-                        self.toolset.name
-                    ),
-                    help,
-                ));
-            } else if tools.iter().any(|t| t.name == name) {
-                diagnostics.push(place.error(
-                    id_span,
-                    format!("task {id:?} shows two tools named {name:?}"),
-                    "a client calls tools by name: give each tool of the list its own `as` name"
-                        .into(),
-                ));
-            }
-            tools.push(TaskTool { tool, name });
-        }
-        tools
     }
 
     fn expectation(

@@ -13,7 +13,7 @@ mod journal;
 
 pub use journal::{BatchJournal, SubmittedBatch};
 
-use super::redact::redact;
+use crate::backend::redact;
 use crate::backend::{
     BackendError, BatchApi, BatchItem, BatchItemResult, BatchRequest, BatchState,
 };

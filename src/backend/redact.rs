@@ -1,7 +1,8 @@
 //! Secrets out of everything a provider sends back. A provider may echo the request — its
 //! `Authorization` header in a 400 body, the key in a model's text — and whatever the lane returns
 //! is stored: in `trials.jsonl` and the files derived from it, in the response cache, in the log.
-//! So the lane passes every reply and every error through `redact` before anyone sees it, replacing
+//! So the lane (and a model that writes JSON, `json_writer`) passes every reply and every error
+//! through `redact` before anyone sees it, replacing
 //! each configured secret (a hosted backend's API key) with `[REDACTED]`.
 
 use serde::Serialize;
