@@ -518,3 +518,53 @@ fn the_checker_sees_a_circle_between_two_sibling_files() {
     ];
     assert!(circles(&arrows(&facade)).is_empty());
 }
+
+/// ARCHITECTURE.md: commands are peers that resolve their flags through `commands::resolve` and
+/// call the library; no command's file refers to another command's.
+#[test]
+fn no_command_imports_another() {
+    let files = source_files(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let arrows = arrows(&files);
+    let shared = ["src/commands/mod.rs", "src/commands/resolve.rs"];
+    let is_command = |path: &str| path.starts_with("src/commands/") && !shared.contains(&path);
+    let mut found = Vec::new();
+    for (a, targets) in arrows.iter().enumerate() {
+        for &b in targets {
+            if is_command(&files[a].path) && is_command(&files[b].path) {
+                found.push(format!("{} -> {}", files[a].path, files[b].path));
+            }
+        }
+    }
+    let commands = files.iter().filter(|f| is_command(&f.path)).count();
+    assert!(commands > 10, "read {commands} command files");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// ARCHITECTURE.md: the format version is stamped by the `spec` types' constructors alone; no other
+/// file of `src/` (tests included) spells a format header by hand.
+#[test]
+fn only_spec_spells_a_format_header() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    collect(&root.join("src"), &mut paths);
+    let headers = ["format = 1", "\"format\": 1", "\\\"format\\\": 1"];
+    let mut found = Vec::new();
+    for path in &paths {
+        let relative = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if relative.starts_with("src/spec/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if headers.iter().any(|h| line.contains(h)) {
+                found.push(format!("{relative}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(paths.len() > 100);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
