@@ -4,7 +4,9 @@
 //! resolved, the draft made (`crate::draft`), and what it wrote said.
 
 use super::ExitStatus;
-use super::resolve::{backend_options, live_server, negotiation, required_out, writer_timeout};
+use super::resolve::{
+    backend_options, live_server, negotiation, reply_timeout, required_out, writer_timeout,
+};
 use crate::cli::DraftOptions;
 use crate::draft::{AskCounts, DraftSettings, draft};
 use crate::import::live_server::{file_name_for, save_server_tools};
@@ -43,10 +45,7 @@ pub fn run_draft(options: DraftOptions, out: &mut dyn Write) -> std::io::Result<
     backend.max_tokens = backend.max_tokens.or(Some(4096));
     let agreement = RunSettings {
         backend: backend_options(&options.model, &options.hosted),
-        timeout: options
-            .hosted
-            .timeout
-            .unwrap_or(RunSettings::default().timeout),
+        timeout: reply_timeout(&options.hosted),
         // The agreement run resumes through its own folder; a drafted request asked again after a
         // new draft is a new question, not one to answer from the cache.
         no_cache: true,

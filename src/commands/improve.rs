@@ -4,7 +4,7 @@
 //! adopted, 1 when it is not, 3 when the budget stopped it, 130 on Ctrl-C.
 
 use super::ExitStatus;
-use super::resolve::{backend_options, required_out, writer_timeout};
+use super::resolve::{backend_options, reply_timeout, required_out, writer_timeout};
 use crate::cli::ImproveOptions;
 use crate::improve::{Ending, ImproveSettings, improve, verdict_sentence};
 use crate::settings::RunSettings;
@@ -36,10 +36,7 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
         config: options.profiles.config.clone(),
         budget: options.budget.budget,
         backend: measured,
-        timeout: options
-            .hosted
-            .timeout
-            .unwrap_or(RunSettings::default().timeout),
+        timeout: reply_timeout(&options.hosted),
         ..RunSettings::default()
     };
     let settings = ImproveSettings {

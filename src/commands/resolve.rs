@@ -33,6 +33,11 @@ pub fn backend_options(model: &ModelFlags, hosted: &HostedFlags) -> BackendOptio
     }
 }
 
+/// The wait, in seconds, for one reply of a run's backend: `--timeout`, else a run's default.
+pub fn reply_timeout(hosted: &HostedFlags) -> f64 {
+    hosted.timeout.unwrap_or(RunSettings::default().timeout)
+}
+
 /// The wait for one reply of a model that writes (a drafter, a rewriter).
 pub fn writer_timeout(hosted: &HostedFlags) -> Duration {
     let seconds = hosted.timeout.unwrap_or(WRITER_TIMEOUT_SECONDS);
@@ -73,7 +78,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
         concurrency: options.concurrency,
         requests_per_minute: options.requests_per_minute,
         tokens_per_minute: options.tokens_per_minute,
-        timeout: options.hosted.timeout.unwrap_or(defaults.timeout),
+        timeout: reply_timeout(&options.hosted),
         max_retries: options.max_retries,
         max_retry_wait: options.max_retry_wait,
         budget: options.budget.budget,
