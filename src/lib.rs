@@ -17,7 +17,7 @@
 //! | [`draft`] | `mcpick draft`: asks a drafter model (`local` under a grammar, or a hosted one through one tool) for requests per tool, per confusable pair and for no call; journals its replies; checks every candidate by code (leakage of the tool's name, the call against the schema and the request's words, near-duplicates); puts the survivors to the offline pickers through a real run; writes the suite and `DRAFT.md` |
 //! | [`improve`] | `mcpick improve`: the suite split once (seeded, stratified) into a working and a held-out part; the weakest tools on the working part; wordings from a rewriter model (a `backend::JsonWriter`, as `draft`'s drafter is) and the lint's rules, screened (lint errors, length, promotion), written as variant files, run on the working part and compared paired with the round's baseline (graded measure, pull check); the final wording confirmed on the held-out part; `IMPROVE.md` |
 //! | [`review`] | a drafted suite's pending tasks and each reviewer's decision (accept, reject, edit) written back whole |
-//! | [`report`] | `rebuild`: a run folder's records read once; the report described once as sections of tables, lines and charts (`document`, `sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
+//! | [`report`] | `rebuild`: a run folder's records read once; the report described once as a `document` of sections (`sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries; the statistics, one file per method (McNemar, bootstrap, logistic fit, repeats, power); two runs compared for a regression gate |
 //! | [`runner`] | starting a run (`start`: new or resumed, shard, folder, manifest), the run plan (`plan/`: lanes, suites, exposures, the plan's manifest, the stored trial each planned trial will be), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
 //! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated; a live MCP server's tools snapshotted into a toolset (`live_server`) |
@@ -37,6 +37,7 @@
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
 //! | [`observation`] | what a trial observed of the model (calls, their arguments, replies) and the view the scorer judges |
 //! | [`pick_distribution`] | how sure the model was of its first pick: each action's probability, the bounded part a trial keeps, `p_right`, margin, strongest competitor |
+//! | [`document`] | a document in no format (title, sections of tables, paragraphs, lists and charts) and its Markdown renderer: the run report, `IMPORT.md`, `DRAFT.md` and `IMPROVE.md` are each one |
 //! | [`untrusted_text`] | text from outside as checks read it (NFKC, invisible characters removed, UTS #39 confusables folded) and as files and terminals show it (control and bidirectional characters refused or escaped, long text cut) |
 //! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
 //! | [`folder_lock`] | a lock file saying one process works in a folder (`review`'s writes, one `improve` per folder) |
@@ -49,6 +50,7 @@ pub mod backend;
 pub mod catalogue;
 pub mod cli;
 pub mod commands;
+pub mod document;
 pub mod draft;
 pub mod file_replace;
 pub mod folder_lock;

@@ -7,11 +7,12 @@
 use super::asks::Intent;
 use super::candidate::{Candidate, DropReason, Fate};
 use super::folder::EarlierTasks;
+use crate::document::markdown::markdown_document;
+use crate::document::{Document, Part, Section, Table};
 use crate::file_replace::replace;
-use crate::spec::{DraftedBySpec, Located, SuiteFile, toml_text};
+use crate::spec::{DraftedBySpec, Located, SuiteFile, task_line, toml_text};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 /// Who drafted a suite, as `[drafted_by]` and each task's `provenance` say.
@@ -56,13 +57,12 @@ pub fn write_suite(
     for candidate in candidates.iter().filter(|c| c.kept()) {
         let mut record = task_record(candidate, header.authorship);
         record["id"] = Value::String(earlier.free_id(&candidate.task_id()));
-        lines.push_str(&record.to_string());
-        lines.push('\n');
+        lines.push_str(&task_line(&record).map_err(std::io::Error::other)?);
     }
     replace(&dir.join("tasks.jsonl"), lines.as_bytes())?;
     replace(
         &dir.join("DRAFT.md"),
-        draft_report(header, candidates).as_bytes(),
+        markdown_document(&draft_report(header, candidates)).as_bytes(),
     )?;
     replace(&dir.join("suite.toml"), suite_file(dir, header)?.as_bytes())
 }
@@ -75,7 +75,7 @@ pub fn write_report(
 ) -> std::io::Result<()> {
     replace(
         &dir.join("DRAFT.md"),
-        draft_report(header, candidates).as_bytes(),
+        markdown_document(&draft_report(header, candidates)).as_bytes(),
     )
 }
 
@@ -172,115 +172,153 @@ fn relative_path(from: &Path, to: &Path) -> PathBuf {
     path
 }
 
-fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> String {
+fn draft_report(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> Document {
     let a = header.authorship;
-    let mut md = String::new();
-    let _ = writeln!(md, "# Draft: {} ({} tools)\n", header.suite, header.tools);
-    let _ = writeln!(
-        md,
-        "Drafted by `{}` (model {}), prompt templates `{}`, seed {}, in {:.0} s. Every request below was checked by code: leakage of the tool's name, the expected call against the tool's schema and the request's own words, near-duplicates, the suite's own load checks; then put to the offline pickers ({}). Nothing was relabelled: a request no picker maps to its intended tool is kept as `doubtful`.\n",
+    let mut opening = vec![Part::Paragraph(format!(
+        "Drafted by `{}` (model {}), prompt templates `{}`, seed {}, in {:.0} s. Every request below was checked by code: leakage of the tool's name, the expected call against the tool's schema and the request's own words, near-duplicates, the suite's own load checks; then put to the offline pickers ({}). Nothing was relabelled: a request no picker maps to its intended tool is kept as `doubtful`.",
         a.drafter,
         a.model,
         &a.prompt_template[..a.prompt_template.len().min(12)],
         a.seed,
         header.seconds,
         header.pickers.join(", ")
-    );
+    ))];
     if header.earlier > 0 {
-        let _ = writeln!(
-            md,
-            "The folder held {} tasks from before (accepted, edited or pending): they are kept as they were, ahead of the new ones, and no request already there or rejected in a review was kept again.\n",
+        opening.push(Part::Paragraph(format!(
+            "The folder held {} tasks from before (accepted, edited or pending): they are kept as they were, ahead of the new ones, and no request already there or rejected in a review was kept again.",
             header.earlier
-        );
+        )));
     }
-    md.push_str("## Counts\n\n| kind | written | kept | of which doubtful |");
-    for reason in DropReason::ALL {
-        let _ = write!(md, " dropped: {} |", reason.as_str());
+    Document {
+        title: format!("Draft: {} ({} tools)", header.suite, header.tools),
+        opening,
+        sections: vec![
+            Section::new("counts", "Counts", counts(header, candidates)),
+            Section::new("kept", "Kept", vec![Part::Table(kept(header, candidates))]),
+            Section::new("dropped", "Dropped", vec![Part::Table(dropped(candidates))]),
+        ],
     }
-    md.push_str("\n|---|---:|---:|---:|");
-    md.push_str(&"---:|".repeat(DropReason::ALL.len()));
-    md.push('\n');
-    for kind in ["per tool", "pairs", "no call", "all"] {
-        let of_kind: Vec<&Candidate> = candidates
+}
+
+/// Candidates by kind: written, kept, doubtful, dropped for each reason; then the asks that
+/// brought nothing.
+fn counts(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> Vec<Part> {
+    let mut columns: Vec<String> = ["kind", "written", "kept", "of which doubtful"]
+        .map(String::from)
+        .to_vec();
+    columns.extend(
+        DropReason::ALL
             .iter()
-            .filter(|c| kind == "all" || c.kind() == kind)
-            .collect();
-        let doubtful = of_kind
-            .iter()
-            .filter(|c| matches!(c.fate, Fate::Kept { doubtful: true, .. }))
-            .count();
-        let kept = of_kind.iter().filter(|c| c.kept()).count();
-        let _ = write!(md, "| {kind} | {} | {kept} | {doubtful} |", of_kind.len());
-        for reason in DropReason::ALL {
-            let n = of_kind
+            .map(|r| format!("dropped: {}", r.as_str())),
+    );
+    let rows = ["per tool", "pairs", "no call", "all"]
+        .iter()
+        .map(|kind| {
+            let of_kind: Vec<&Candidate> = candidates
                 .iter()
-                .filter(|c| matches!(&c.fate, Fate::Dropped { reason: r, .. } if *r == reason))
+                .filter(|c| *kind == "all" || c.kind() == *kind)
+                .collect();
+            let doubtful = of_kind
+                .iter()
+                .filter(|c| matches!(c.fate, Fate::Kept { doubtful: true, .. }))
                 .count();
-            let _ = write!(md, " {n} |");
-        }
-        md.push('\n');
-    }
+            let kept = of_kind.iter().filter(|c| c.kept()).count();
+            let mut row = vec![
+                kind.to_string(),
+                of_kind.len().to_string(),
+                kept.to_string(),
+                doubtful.to_string(),
+            ];
+            row.extend(DropReason::ALL.iter().map(|reason| {
+                of_kind
+                    .iter()
+                    .filter(|c| matches!(&c.fate, Fate::Dropped { reason: r, .. } if r == reason))
+                    .count()
+                    .to_string()
+            }));
+            row
+        })
+        .collect();
+    let mut parts = vec![Part::Table(Table {
+        caption: String::new(),
+        header: columns,
+        rows,
+    })];
     if !header.failed_asks.is_empty() {
-        let _ = writeln!(
-            md,
-            "\n{} asks brought no usable reply (their requests are not counted above):\n",
-            header.failed_asks.len()
-        );
-        for (ask, why) in header.failed_asks {
-            let _ = writeln!(md, "- `{ask}`: {}", cell(why));
-        }
+        parts.push(Part::Lines {
+            caption: format!(
+                "{} asks brought no usable reply (their requests are not counted above)",
+                header.failed_asks.len()
+            ),
+            lines: header
+                .failed_asks
+                .iter()
+                .map(|(ask, why)| format!("`{ask}`: {}", shown(why)))
+                .collect(),
+        });
     }
-    let _ = write!(md, "\n## Kept\n\n| task | review | request | expected |");
-    for picker in &header.pickers {
-        let _ = write!(md, " {picker} |");
-    }
-    md.push_str("\n|---|---|---|---|");
-    md.push_str(&"---|".repeat(header.pickers.len()));
-    md.push('\n');
-    for c in candidates.iter().filter(|c| c.kept()) {
-        let Fate::Kept { doubtful, picks } = &c.fate else {
-            continue;
-        };
-        let expected = c.intent.tool().unwrap_or("no call");
-        let _ = write!(
-            md,
-            "| `{}` | {} | {} | `{}` |",
-            cell(&c.task_id()),
-            if *doubtful { "doubtful" } else { "draft" },
-            cell(&c.request),
-            cell(expected)
-        );
-        for picker in &header.pickers {
-            let pick = picks.get(picker).map_or("—", String::as_str);
-            let _ = write!(md, " `{}` |", cell(pick));
-        }
-        md.push('\n');
-    }
-    md.push_str("\n## Dropped\n\n| ask | request | reason | detail |\n|---|---|---|---|\n");
-    for c in candidates {
-        if let Fate::Dropped { reason, detail } = &c.fate {
-            let _ = writeln!(
-                md,
-                "| `{}` #{} | {} | {} | {} |",
-                c.ask,
-                c.item + 1,
-                cell(&c.request),
-                reason.as_str(),
-                cell(detail)
-            );
-        }
-    }
-    md
+    parts
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// Every kept request with what each offline picker picked for it.
+fn kept(header: &SuiteHeader<'_>, candidates: &[Candidate]) -> Table {
+    let mut columns: Vec<String> = ["task", "review", "request", "expected"]
+        .map(String::from)
+        .to_vec();
+    columns.extend(header.pickers.iter().cloned());
+    let rows = candidates
+        .iter()
+        .filter_map(|c| match &c.fate {
+            Fate::Kept { doubtful, picks } => Some((c, doubtful, picks)),
+            _ => None,
+        })
+        .map(|(c, doubtful, picks)| {
+            let mut row = vec![
+                format!("`{}`", shown(&c.task_id())),
+                if *doubtful { "doubtful" } else { "draft" }.to_string(),
+                shown(&c.request),
+                format!("`{}`", shown(c.intent.tool().unwrap_or("no call"))),
+            ];
+            row.extend(header.pickers.iter().map(|picker| {
+                format!("`{}`", shown(picks.get(picker).map_or("—", String::as_str)))
+            }));
+            row
+        })
+        .collect();
+    Table {
+        caption: String::new(),
+        header: columns,
+        rows,
+    }
 }
 
-/// Text safe in a Markdown table cell: one line, hidden characters escaped, at most 300
-/// characters.
-fn cell(text: &str) -> String {
-    one_line(&crate::untrusted_text::shown(text, 300)).replace('|', "\\|")
+/// Every dropped request with why.
+fn dropped(candidates: &[Candidate]) -> Table {
+    let rows = candidates
+        .iter()
+        .filter_map(|c| match &c.fate {
+            Fate::Dropped { reason, detail } => Some(vec![
+                format!("`{}` #{}", c.ask, c.item + 1),
+                shown(&c.request),
+                reason.as_str().to_string(),
+                shown(detail),
+            ]),
+            _ => None,
+        })
+        .collect();
+    Table {
+        caption: String::new(),
+        header: ["ask", "request", "reason", "detail"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
+}
+
+/// Text from the drafter as a report shows it: hidden characters escaped, at most 300
+/// characters (the renderer keeps it on one line and its pipes escaped).
+fn shown(text: &str) -> String {
+    crate::untrusted_text::shown(text, 300)
 }
 
 #[cfg(test)]

@@ -14,10 +14,11 @@ pub mod bfcl;
 pub mod live_server;
 pub mod metatool;
 
+use crate::document::markdown::markdown_document;
+use crate::document::{Document, Part, Section, Table};
 use crate::model::ScoringProfile;
-use crate::spec::{Located, SuiteFile, ToolsetDocument, json_text, toml_text};
+use crate::spec::{Located, SuiteFile, ToolsetDocument, json_text, task_line, toml_text};
 use serde_json::Value;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// A data set translated into mcpick's formats, with the record of what happened to each record.
@@ -81,8 +82,7 @@ impl Imported {
         );
         let mut tasks = String::new();
         for task in &self.tasks {
-            tasks.push_str(&task.to_string());
-            tasks.push('\n');
+            tasks.push_str(&task_line(task).map_err(std::io::Error::other)?);
         }
         let paths = [
             (
@@ -91,7 +91,7 @@ impl Imported {
             ),
             ("suite.toml", suite),
             ("tasks.jsonl", tasks),
-            ("IMPORT.md", self.report(source)),
+            ("IMPORT.md", markdown_document(&self.report(source))),
         ];
         let mut written = Vec::new();
         for (file, text) in paths {
@@ -102,45 +102,61 @@ impl Imported {
         Ok(written)
     }
 
-    /// The Markdown account of the import: counts, notes, and every skipped record with its reason.
-    pub fn report(&self, source: &str) -> String {
-        let mut text = format!("# Import of {source}\n\n");
-        let _ = writeln!(
-            text,
-            "{} records read: {} tasks written, {} not translated. {} tools in toolset `{}`.\n",
+    /// The account of the import as a document: counts, notes, and every skipped record with its
+    /// reason.
+    pub fn report(&self, source: &str) -> Document {
+        let mut opening = vec![Part::Paragraph(format!(
+            "{} records read: {} tasks written, {} not translated. {} tools in toolset `{}`.",
             self.records,
             self.tasks.len(),
             self.records - self.tasks.len(),
             self.tools.len(),
             self.name
-        );
+        ))];
         if let Some(profile) = self.scoring {
-            let _ = writeln!(
-                text,
-                "The suite is scored with the `{}` profile (`scoring` in suite.toml; `--scoring mcp` for mcpick's own rules).\n",
+            opening.push(Part::Paragraph(format!(
+                "The suite is scored with the `{}` profile (`scoring` in suite.toml; `--scoring mcp` for mcpick's own rules).",
                 profile.as_str()
-            );
+            )));
         }
+        let mut sections = Vec::new();
         if !self.notes.is_empty() {
-            text.push_str("## Translated with a change\n\n| what | count |\n|---|---:|\n");
-            for (kind, count) in &self.notes {
-                let _ = writeln!(text, "| {} | {count} |", kind.replace('|', "\\|"));
-            }
-            text.push('\n');
+            let rows = self
+                .notes
+                .iter()
+                .map(|(kind, count)| vec![kind.clone(), count.to_string()])
+                .collect();
+            sections.push(Section::new(
+                "changed",
+                "Translated with a change",
+                vec![Part::Table(Table {
+                    caption: String::new(),
+                    header: vec!["what".into(), "count".into()],
+                    rows,
+                })],
+            ));
         }
         if !self.skipped.is_empty() {
-            text.push_str("## Not translated\n\n| record | line | why |\n|---|---:|---|\n");
-            for skipped in &self.skipped {
-                let _ = writeln!(
-                    text,
-                    "| {} | {} | {} |",
-                    skipped.record.replace('|', "\\|"),
-                    skipped.line,
-                    skipped.reason.replace('|', "\\|").replace('\n', " ")
-                );
-            }
+            let rows = self
+                .skipped
+                .iter()
+                .map(|s| vec![s.record.clone(), s.line.to_string(), s.reason.clone()])
+                .collect();
+            sections.push(Section::new(
+                "skipped",
+                "Not translated",
+                vec![Part::Table(Table {
+                    caption: String::new(),
+                    header: vec!["record".into(), "line".into(), "why".into()],
+                    rows,
+                })],
+            ));
         }
-        text
+        Document {
+            title: format!("Import of {source}"),
+            opening,
+            sections,
+        }
     }
 
     /// One line for the terminal.

@@ -1,14 +1,15 @@
 //! `mcpick improve`: rewrite the descriptions that confuse, and keep only what wins on tasks it
-//! never saw. The suite is split once (`split`) into a working and a held-out part. On the working
-//! part, under the current wording, the weakest tools are found (`targets`); for each, the
-//! rewriter model (`rewriter`, through `draft`'s writer) and the lint's rules (`rules`) propose
-//! wordings (`wording`), which are checked (`screen`), written as variant files (`overlay`), run
-//! on the working part (`runs`) and compared paired with the round's baseline (`judge`); the best
-//! that raises the whole working part's score, and takes no picks from a neighbour, becomes the
-//! next round's baseline. The final wording is then compared once with the starting one on the
-//! held-out part and adopted only if significantly better. Everything is told in `IMPROVE.md`
-//! (`write_up`), rewritten after every step; every trial is in a run folder, so a killed
-//! `improve` resumes where it stopped.
+//! never saw. This file holds the settings, the folder (its lock, the settings it is bound to) and
+//! the entry; `rounds` strings the loop's steps together. The suite is split once (`split`) into a
+//! working and a held-out part. On the working part, under the current wording, the weakest tools
+//! are found (`targets`); for each, the rewriter model (`rewriter`, through `backend::JsonWriter`)
+//! and the lint's rules (`rules`) propose wordings (`proposals`, `wording`), which are checked
+//! (`screen`), written as variant files (`overlay`), run on the working part (`runs`) and compared
+//! paired with the round's baseline (`judge`); the best that raises the whole working part's
+//! score, and takes no picks from a neighbour, becomes the next round's baseline. The final
+//! wording is then compared once with the starting one on the held-out part and adopted only if
+//! significantly better. Everything is told in `IMPROVE.md` (`write_up`), rewritten after every
+//! step; every trial is in a run folder, so a killed `improve` resumes where it stopped.
 
 mod judge;
 mod overlay;
@@ -16,6 +17,7 @@ mod promotion;
 pub use promotion::promotion;
 mod proposals;
 mod rewriter;
+mod rounds;
 mod rules;
 mod runs;
 mod screen;
@@ -35,14 +37,11 @@ pub use targets::{Standing, Target, find_targets, standings};
 pub use wording::{Candidate, Origin, Wording};
 pub use write_up::{Account, Round, Tried, judgement_line, verdict_sentence};
 
-use crate::analysis::statistics::AbVerdict;
 use crate::backend::BackendOptions;
 use crate::backend::JsonWriter;
-use crate::lint::lint;
+use crate::document::markdown::markdown_document;
 use crate::model::Suite;
-use crate::record::StoredTrial;
 use crate::settings::RunSettings;
-use proposals::proposals;
 use runs::Runs;
 use start::{Start, load_start};
 use std::collections::BTreeMap;
@@ -195,7 +194,7 @@ pub async fn improve(
         runs: &runs,
         rewriter: None,
     };
-    let ending = rounds(&mut context, &mut account, say).await?;
+    let ending = rounds::rounds(&mut context, &mut account, say).await?;
     // The time of every invocation that worked on this folder, a resumed one's included.
     let clock = state.join("seconds");
     let earlier: f64 = std::fs::read_to_string(&clock)
@@ -206,7 +205,7 @@ pub async fn improve(
     write(&clock, &account.seconds.to_string())?;
     write(
         &settings.out.join("IMPROVE.md"),
-        &write_up::render(&account),
+        &markdown_document(&write_up::render(&account)),
     )?;
     Ok((ending, account))
 }
@@ -221,260 +220,4 @@ struct Context<'a> {
     requests: BTreeMap<String, String>,
     /// The rewriter, loaded when first needed.
     rewriter: Option<JsonWriter>,
-}
-
-/// The current wording: its label, its tools' new wordings (none: the starting wording), its
-/// working trials.
-struct Current {
-    label: String,
-    wordings: BTreeMap<String, Wording>,
-    trials: Vec<StoredTrial>,
-}
-
-async fn rounds(
-    context: &mut Context<'_>,
-    account: &mut Account,
-    say: &mut dyn FnMut(String),
-) -> Result<Ending, String> {
-    let (settings, start, split, runs) =
-        (context.settings, context.start, context.split, context.runs);
-    let save =
-        |account: &Account| write(&settings.out.join("IMPROVE.md"), &write_up::render(account));
-    say(format!(
-        "baseline: {} on the {} working tasks",
-        start.label,
-        split.working.len()
-    ));
-    let baseline = runs
-        .run(
-            "r1-baseline",
-            std::slice::from_ref(&start.label),
-            &[],
-            &split.working,
-        )
-        .await?;
-    if let Some(ending) = stopped(&baseline.run, account) {
-        save(account)?;
-        return Ok(ending);
-    }
-    let mut current = Current {
-        label: start.label.clone(),
-        wordings: BTreeMap::new(),
-        trials: baseline.trials,
-    };
-    for number in 1..=settings.rounds {
-        let toolset = wording::apply(&start.toolset, &current.wordings);
-        let findings = lint(&toolset);
-        let targets = find_targets(
-            &current.trials,
-            &toolset,
-            settings.targets as usize,
-            &|tool| start.overlay.describable(tool),
-        );
-        if targets.is_empty() {
-            account.stopped = Some("no tool left to fix on the working part".into());
-            break;
-        }
-        say(format!(
-            "round {number}: targets {}",
-            targets
-                .iter()
-                .map(|t| format!("{} ({:.2})", t.standing.tool, t.standing.graded))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        let mut round = Round {
-            number,
-            baseline: current.label.clone(),
-            targets: targets.clone(),
-            ..Round::default()
-        };
-        let candidates = proposals(
-            context, number, &targets, &toolset, &findings, &mut round, say,
-        )
-        .await?;
-        round.tried = candidates
-            .into_iter()
-            .enumerate()
-            .map(|(k, candidate)| Tried {
-                label: format!("{}-r{number}c{}", start.stem, k + 1),
-                candidate,
-                judgement: None,
-                error: None,
-                seconds: 0.0,
-                evaluated: 0,
-                restored: 0,
-            })
-            .collect();
-        account.rounds.push(round);
-        save(account)?;
-        let round_index = account.rounds.len() - 1;
-        let count = account.rounds[round_index].tried.len();
-        let mut best: Option<(usize, f64, Vec<StoredTrial>)> = None;
-        for k in 0..count {
-            let tried = account.rounds[round_index].tried[k].clone();
-            if !tried.candidate.rejected.is_empty() {
-                continue;
-            }
-            let mut wordings = current.wordings.clone();
-            wordings.insert(
-                tried.candidate.tool.clone(),
-                tried.candidate.wording.clone(),
-            );
-            let file = settings
-                .out
-                .join("variants")
-                .join(format!("{}.toml", tried.label));
-            let note = format!(
-                "mcpick improve, round {number}: candidate {} for {} ({})",
-                k + 1,
-                tried.candidate.tool,
-                tried.candidate.origin.as_str()
-            );
-            write(
-                &file,
-                &start.overlay.render(&tried.label, &note, &wordings)?,
-            )?;
-            say(format!(
-                "round {number} · candidate {} of {count} · {} ({}) · {} trials",
-                k + 1,
-                tried.candidate.tool,
-                tried.candidate.origin.as_str(),
-                split.working.len()
-            ));
-            let name = format!("r{number}-c{}", k + 1);
-            // A run that cannot start (its folder holds other settings, the plan is refused) is
-            // the experiment's problem, not the candidate's: it stops `improve`.
-            let run = runs
-                .run(
-                    &name,
-                    std::slice::from_ref(&tried.label),
-                    &[file],
-                    &split.working,
-                )
-                .await?;
-            if let Some(ending) = stopped(&run.run, account) {
-                save(account)?;
-                return Ok(ending);
-            }
-            let entry = &mut account.rounds[round_index].tried[k];
-            entry.seconds = run.run.seconds;
-            for (_, work) in &run.run.local_work {
-                entry.evaluated += work.batched;
-                entry.restored += work.restored;
-            }
-            match judge(&current.trials, &run.trials, &current.label, &tried.label) {
-                Ok(judgement) => {
-                    say(format!("  {}", judgement_line(&judgement)));
-                    let steals = judgement.flagged.contains(&tried.candidate.tool);
-                    if judgement.difference > 0.0
-                        && !steals
-                        && best
-                            .as_ref()
-                            .is_none_or(|(_, d, _)| judgement.difference > *d)
-                    {
-                        best = Some((k, judgement.difference, run.trials));
-                    }
-                    entry.judgement = Some(judgement);
-                }
-                Err(e) => entry.error = Some(e),
-            }
-            save(account)?;
-        }
-        let Some((k, _, trials)) = best else {
-            account.stopped = Some(format!(
-                "no candidate of round {number} improved the working part"
-            ));
-            break;
-        };
-        let round = &mut account.rounds[round_index];
-        round.chosen = Some(k);
-        let chosen = &round.tried[k];
-        current.wordings.insert(
-            chosen.candidate.tool.clone(),
-            chosen.candidate.wording.clone(),
-        );
-        current.label = chosen.label.clone();
-        current.trials = trials;
-        save(account)?;
-    }
-    if current.wordings.is_empty() {
-        return Ok(Ending::NotAdopted);
-    }
-    held_out(context, &current, account, say).await
-}
-
-/// Ends the rounds early when a run was stopped; the reason goes into the account.
-fn stopped(run: &crate::runner::FolderRun, account: &mut Account) -> Option<Ending> {
-    if run.interrupted {
-        account.stopped = Some("interrupted; the same command resumes".into());
-        return Some(Ending::Interrupted);
-    }
-    if run.budget_reached {
-        account.stopped = Some("the budget is spent".into());
-        return Some(Ending::Incomplete);
-    }
-    if let Some((backend, why)) = run.halted.first() {
-        account.stopped = Some(format!("backend {backend} was stopped: {why}"));
-        return Some(Ending::Incomplete);
-    }
-    None
-}
-
-/// The final wording against the starting one on the held-out part: `variant.toml`, the verdict,
-/// and the held-out run's report as `report.html`.
-async fn held_out(
-    context: &Context<'_>,
-    current: &Current,
-    account: &mut Account,
-    say: &mut dyn FnMut(String),
-) -> Result<Ending, String> {
-    let (settings, start, split, runs) =
-        (context.settings, context.start, context.split, context.runs);
-    let name = format!("{}-improved", start.stem);
-    let note = format!(
-        "{} reworded by mcpick improve (see IMPROVE.md beside this file)",
-        start.label
-    );
-    let file = settings.out.join("variants").join(format!("{name}.toml"));
-    let text = start.overlay.render(&name, &note, &current.wordings)?;
-    write(&file, &text)?;
-    account.final_label = Some(name.clone());
-    say(format!(
-        "held-out: {} against {name} on the {} held-out tasks",
-        start.label,
-        split.held_out.len()
-    ));
-    let arms = [start.label.clone(), name.clone()];
-    let run = runs
-        .run("held-out", &arms, &[file], &split.held_out)
-        .await?;
-    if let Some(ending) = stopped(&run.run, account) {
-        return Ok(ending);
-    }
-    let (a, b): (Vec<StoredTrial>, Vec<StoredTrial>) = run
-        .trials
-        .into_iter()
-        .partition(|t| t.variant.as_deref() == Some(start.label.as_str()));
-    let judgement = judge(&a, &b, &start.label, &name)?;
-    let adopted = judgement.verdict == AbVerdict::BBetter;
-    account.verdict = Some(judgement);
-    account.adopted = Some(adopted);
-    let header = format!(
-        "# {}\n# Written by mcpick improve; IMPROVE.md tells how it was chosen and tested.\n",
-        verdict_sentence(account)
-    );
-    write(
-        &settings.out.join("variant.toml"),
-        &format!("{header}{text}"),
-    )?;
-    let folder = runs.path("held-out");
-    crate::report::rebuild(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    std::fs::copy(folder.join("report.html"), settings.out.join("report.html"))
-        .map_err(|e| format!("{}: {e}", settings.out.join("report.html").display()))?;
-    Ok(if adopted {
-        Ending::Adopted
-    } else {
-        Ending::NotAdopted
-    })
 }

@@ -1,10 +1,9 @@
-//! A round's candidates: per target, the rewriter's wordings (the model loaded when first needed)
-//! and the rules' one, each screened; journaled in `DIR/.improve/round-N.json` as soon as they are
-//! all in, so a resumed round asks the rewriter nothing again.
+//! A round's proposals: per target, the rewriter's wordings (the model loaded when first needed)
+//! and the rules' one; and the round's journal, `DIR/.improve/round-N.json`, which holds them once
+//! screened, so a resumed round asks the rewriter nothing again.
 
 use super::rewriter;
 use super::rules;
-use super::screen;
 use super::targets::Target;
 use super::wording::{Candidate, Origin};
 use super::write_up::Round;
@@ -13,9 +12,43 @@ use crate::backend::JsonWriter;
 use crate::model::Toolset;
 use std::time::Instant;
 
-/// The candidates of one round: per target, the rewriter's (journaled, so a resumed round asks
-/// nothing again) and the rules', each screened.
-pub(super) async fn proposals(
+fn journal(context: &Context<'_>, number: u32) -> std::path::PathBuf {
+    context
+        .settings
+        .out
+        .join(".improve")
+        .join(format!("round-{number}.json"))
+}
+
+/// The round's screened candidates from its journal, with the rewriter's errors and time put
+/// back into `round`; none when the round has not been proposed yet.
+pub(super) fn journaled(
+    context: &Context<'_>,
+    number: u32,
+    round: &mut Round,
+) -> Option<Vec<Candidate>> {
+    let text = std::fs::read_to_string(journal(context, number)).ok()?;
+    let (candidates, errors, seconds) =
+        serde_json::from_str::<(Vec<Candidate>, Vec<String>, f64)>(&text).ok()?;
+    round.rewriter_errors = errors;
+    round.rewriter_seconds = seconds;
+    Some(candidates)
+}
+
+/// Journals the round's screened candidates.
+pub(super) fn record_journal(
+    context: &Context<'_>,
+    number: u32,
+    screened: &[Candidate],
+    round: &Round,
+) -> Result<(), String> {
+    let record = serde_json::json!([screened, round.rewriter_errors, round.rewriter_seconds]);
+    write(&journal(context, number), &record.to_string())
+}
+
+/// What the rewriter and the rules propose for each target, unscreened; the rewriter's errors
+/// and its time go into `round`.
+pub(super) async fn propose(
     context: &mut Context<'_>,
     number: u32,
     targets: &[Target],
@@ -25,18 +58,6 @@ pub(super) async fn proposals(
     say: &mut dyn FnMut(String),
 ) -> Result<Vec<Candidate>, String> {
     let settings = context.settings;
-    let journal = settings
-        .out
-        .join(".improve")
-        .join(format!("round-{number}.json"));
-    if let Ok(text) = std::fs::read_to_string(&journal)
-        && let Ok((candidates, errors, seconds)) =
-            serde_json::from_str::<(Vec<Candidate>, Vec<String>, f64)>(&text)
-    {
-        round.rewriter_errors = errors;
-        round.rewriter_seconds = seconds;
-        return Ok(candidates);
-    }
     let mut proposed: Vec<Candidate> = Vec::new();
     let started = Instant::now();
     for target in targets {
@@ -94,17 +115,5 @@ pub(super) async fn proposals(
         }
     }
     round.rewriter_seconds = started.elapsed().as_secs_f64();
-    let mut screened: Vec<Candidate> = Vec::new();
-    for mut candidate in proposed {
-        candidate.rejected = screen::screen(&candidate, toolset, &screened);
-        if !candidate.rejected.is_empty() {
-            // What is kept of a wording turned away is an excerpt: the journal and IMPROVE.md
-            // hold a bounded copy, however much the rewriter wrote.
-            candidate.wording = candidate.wording.excerpt();
-        }
-        screened.push(candidate);
-    }
-    let record = serde_json::json!([screened, round.rewriter_errors, round.rewriter_seconds]);
-    write(&journal, &record.to_string())?;
-    Ok(screened)
+    Ok(proposed)
 }

@@ -118,3 +118,18 @@ fn quoted(phrases: &[String]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// Every proposal screened, in order, each against the toolset and the ones before it; a wording
+/// turned away keeps only an excerpt, so the journal and IMPROVE.md hold a bounded copy however
+/// much the rewriter wrote.
+pub fn screen_all(proposed: Vec<Candidate>, toolset: &Toolset) -> Vec<Candidate> {
+    let mut screened: Vec<Candidate> = Vec::new();
+    for mut candidate in proposed {
+        candidate.rejected = screen(&candidate, toolset, &screened);
+        if !candidate.rejected.is_empty() {
+            candidate.wording = candidate.wording.excerpt();
+        }
+        screened.push(candidate);
+    }
+    screened
+}

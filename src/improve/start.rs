@@ -4,7 +4,7 @@
 
 use super::ImproveSettings;
 use super::overlay::Overlay;
-use crate::load::Workspace;
+use crate::load::{NotLoaded, Workspace};
 use crate::model::{Suite, Toolset};
 use crate::runner::BASE_ARM;
 use std::path::{Path, PathBuf};
@@ -61,14 +61,22 @@ pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
             ));
         }
     };
-    let base = workspace
-        .toolset(&suite.toolset)
-        .ok_or_else(|| format!("suite {}: toolset {} not loaded", suite.name, suite.toolset))?;
+    let worded = workspace
+        .worded(&suite.toolset, settings.variant.as_deref())
+        .map_err(|missing| match (missing, &settings.variant) {
+            (NotLoaded::Variant, Some(name)) => format!(
+                "--variant {name}: no variant of toolset {} by that name (variants: {})",
+                suite.toolset,
+                workspace.variant_names().join(", ")
+            ),
+            _ => format!("suite {}: toolset {} not loaded", suite.name, suite.toolset),
+        })?;
+    let base = worded.base;
     let mut files: Vec<PathBuf> = Some(base.source.clone())
         .filter(|f| !in_toolsets(f))
         .into_iter()
         .collect();
-    let Some(name) = &settings.variant else {
+    let Some(variant) = worded.variant else {
         return Ok(Start {
             toolset: base.clone(),
             overlay: Overlay::new(None, &base.name)?,
@@ -78,16 +86,6 @@ pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
             suite,
         });
     };
-    let variant = workspace
-        .variant(name)
-        .filter(|v| v.base == suite.toolset)
-        .ok_or_else(|| {
-            format!(
-                "--variant {name}: no variant of toolset {} by that name (variants: {})",
-                suite.toolset,
-                workspace.variant_names().join(", ")
-            )
-        })?;
     if !in_toolsets(&variant.source) {
         files.push(variant.source.clone());
     }

@@ -2,13 +2,14 @@
 //! (each tool's standing on the working part, its neighbours, what it lost), every candidate (who
 //! proposed it, its text, why it was turned away or its working-part score against the round's
 //! baseline, the pull check, its time), the one chosen — and the held-out verdict with its
-//! interval, adopted or not. Rewritten whole after every step, so a stopped `improve` leaves an
-//! account of what it finished. Pure.
+//! interval, adopted or not, as a `document` its Markdown renderer writes. Rewritten whole after
+//! every step, so a stopped `improve` leaves an account of what it finished. Pure.
 
 use super::judge::Judgement;
 use super::targets::Target;
 use super::wording::Candidate;
 use crate::analysis::statistics::AbVerdict;
+use crate::document::{Document, Item, Part, Section, Table};
 use crate::untrusted_text::shown;
 
 /// One candidate's fate.
@@ -123,15 +124,13 @@ pub fn verdict_sentence(account: &Account) -> String {
     }
 }
 
-/// The whole of `IMPROVE.md`.
-pub fn render(account: &Account) -> String {
-    let mut md = format!(
-        "# mcpick improve: {} from {}\n\nBackend `{}`, rewriter `{}` (instructions sha256 {}), seed {}. \
+/// The whole of `IMPROVE.md`, as a document.
+pub fn render(account: &Account) -> Document {
+    let intro = format!(
+        "Backend `{}`, rewriter `{}` (instructions sha256 {}), seed {}. \
          The suite's tasks were split once, stratified by expected tool: {} working tasks \
          (targets are found and candidates chosen on these; the rewriter sees only these) and \
-         {} held-out tasks (used once, for the verdict).\n\n",
-        account.suite,
-        account.start,
+         {} held-out tasks (used once, for the verdict).",
         account.backend,
         account.rewriter,
         &account.template_hash[..12.min(account.template_hash.len())],
@@ -139,105 +138,143 @@ pub fn render(account: &Account) -> String {
         account.working.len(),
         account.held_out.len()
     );
-    md.push_str(&format!("## Verdict\n\n{}.\n\n", verdict_sentence(account)));
+    let mut verdict = vec![Part::Paragraph(format!("{}.", verdict_sentence(account)))];
     if let Some(reason) = &account.stopped {
-        md.push_str(&format!("Rounds ended: {reason}.\n\n"));
+        verdict.push(Part::Paragraph(format!("Rounds ended: {reason}.")));
     }
-    md.push_str(&format!(
-        "{} candidate(s) proposed, {} run on the working part, in {:.0} s.\n",
+    verdict.push(Part::Paragraph(format!(
+        "{} candidate(s) proposed, {} run on the working part, in {:.0} s.",
         account.candidates_proposed(),
         account.candidates_run(),
         account.seconds
+    )));
+    let mut sections = vec![Section::new("verdict", "Verdict", verdict)];
+    sections.extend(account.rounds.iter().map(round_section));
+    sections.push(Section::new(
+        "split",
+        "Split",
+        vec![
+            Part::Paragraph(format!("Working: {}", account.working.join(", "))),
+            Part::Paragraph(format!("Held out: {}", account.held_out.join(", "))),
+        ],
     ));
-    for round in &account.rounds {
-        md.push_str(&round_section(round));
+    Document {
+        title: format!("mcpick improve: {} from {}", account.suite, account.start),
+        opening: vec![Part::Paragraph(intro)],
+        sections,
     }
-    md.push_str(&format!(
-        "\n## Split\n\nWorking: {}\n\nHeld out: {}\n",
-        account.working.join(", "),
-        account.held_out.join(", ")
-    ));
-    md
 }
 
-fn round_section(round: &Round) -> String {
-    let mut md = format!(
-        "\n## Round {} (baseline `{}`)\n\n### Targets\n\n| tool | tasks | right | graded | neighbours | lost | took |\n|---|---|---|---|---|---|---|\n",
-        round.number, round.baseline
+fn round_section(round: &Round) -> Section {
+    let rows = round
+        .targets
+        .iter()
+        .map(|target| {
+            let s = &target.standing;
+            vec![
+                s.tool.clone(),
+                s.tasks.to_string(),
+                s.right.to_string(),
+                format!("{:.2}", s.graded),
+                target.neighbours.join(", "),
+                target.lost.len().to_string(),
+                target.took.len().to_string(),
+            ]
+        })
+        .collect();
+    let mut parts = vec![
+        Part::Subheading("Targets".into()),
+        Part::Table(Table {
+            caption: String::new(),
+            header: [
+                "tool",
+                "tasks",
+                "right",
+                "graded",
+                "neighbours",
+                "lost",
+                "took",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        }),
+    ];
+    parts.extend(
+        round
+            .rewriter_errors
+            .iter()
+            .map(|error| Part::Paragraph(format!("From the rewriter: {}", shown(error, 500)))),
     );
-    for target in &round.targets {
-        let s = &target.standing;
-        md.push_str(&format!(
-            "| {} | {} | {} | {:.2} | {} | {} | {} |\n",
-            s.tool,
-            s.tasks,
-            s.right,
-            s.graded,
-            target.neighbours.join(", "),
-            target.lost.len(),
-            target.took.len()
-        ));
-    }
-    for error in &round.rewriter_errors {
-        md.push_str(&format!(
-            "\nFrom the rewriter: {}\n",
-            crate::untrusted_text::shown(error, 500)
-        ));
-    }
-    md.push_str(&format!(
-        "\nThe rewriter took {:.0} s.\n\n### Candidates\n\n",
+    parts.push(Part::Paragraph(format!(
+        "The rewriter took {:.0} s.",
         round.rewriter_seconds
-    ));
-    for (k, tried) in round.tried.iter().enumerate() {
-        let chosen = if round.chosen == Some(k) {
-            " — **chosen**"
-        } else {
-            ""
-        };
-        md.push_str(&format!(
-            "{}. `{}` for `{}` ({}){chosen}\n   - description: {:?}\n",
-            k + 1,
+    )));
+    parts.push(Part::Subheading("Candidates".into()));
+    let items = round
+        .tried
+        .iter()
+        .enumerate()
+        .map(|(k, tried)| candidate_item(tried, round.chosen == Some(k)))
+        .collect();
+    parts.push(Part::Numbered(items));
+    if round.chosen.is_none() {
+        parts.push(Part::Paragraph(
+            "No candidate improved the working part without taking picks from a neighbour.".into(),
+        ));
+    }
+    Section::new(
+        "round",
+        format!("Round {} (baseline `{}`)", round.number, round.baseline),
+        parts,
+    )
+}
+
+/// One candidate: who proposed it, its text, why it was turned away or how it did.
+fn candidate_item(tried: &Tried, chosen: bool) -> Item {
+    let mut details = vec![format!(
+        "description: {:?}",
+        shown(&tried.candidate.wording.description, 700)
+    )];
+    details.extend(
+        tried
+            .candidate
+            .wording
+            .params
+            .iter()
+            .take(64)
+            .map(|(param, text)| format!("`{}`: {:?}", shown(param, 80), shown(text, 300))),
+    );
+    if !tried.candidate.rejected.is_empty() {
+        details.push(format!(
+            "turned away: {}",
+            tried.candidate.rejected.join("; ")
+        ));
+    }
+    if let Some(error) = &tried.error {
+        details.push(format!("not compared: {error}"));
+    }
+    if let Some(j) = &tried.judgement {
+        details.push(format!("working part: {}", judgement_line(j)));
+        details.push(format!(
+            "{:.0} s ({} tokens evaluated, {} restored from the prefix cache)",
+            tried.seconds, tried.evaluated, tried.restored
+        ));
+        if !j.flagged.is_empty() {
+            details.push(format!(
+                "pull check: takes picks from other tools' tasks: {}",
+                j.flagged.join(", ")
+            ));
+        }
+    }
+    Item {
+        text: format!(
+            "`{}` for `{}` ({}){}",
             tried.label,
             tried.candidate.tool,
             tried.candidate.origin.as_str(),
-            shown(&tried.candidate.wording.description, 700)
-        ));
-        for (param, text) in tried.candidate.wording.params.iter().take(64) {
-            md.push_str(&format!(
-                "   - `{}`: {:?}\n",
-                shown(param, 80),
-                shown(text, 300)
-            ));
-        }
-        if !tried.candidate.rejected.is_empty() {
-            md.push_str(&format!(
-                "   - turned away: {}\n",
-                tried.candidate.rejected.join("; ")
-            ));
-        }
-        if let Some(error) = &tried.error {
-            md.push_str(&format!("   - not compared: {error}\n"));
-        }
-        if let Some(j) = &tried.judgement {
-            md.push_str(&format!(
-                "   - working part: {}\n   - {:.0} s ({} tokens evaluated, {} restored from the prefix cache)\n",
-                judgement_line(j),
-                tried.seconds,
-                tried.evaluated,
-                tried.restored
-            ));
-            if !j.flagged.is_empty() {
-                md.push_str(&format!(
-                    "   - pull check: takes picks from other tools' tasks: {}\n",
-                    j.flagged.join(", ")
-                ));
-            }
-        }
+            if chosen { " — **chosen**" } else { "" }
+        ),
+        details,
     }
-    if round.chosen.is_none() {
-        md.push_str(
-            "\nNo candidate improved the working part without taking picks from a neighbour.\n",
-        );
-    }
-    md
 }

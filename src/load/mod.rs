@@ -16,4 +16,6 @@ mod workspace;
 pub use diagnostic::{Diagnostic, Severity};
 pub use target::ToolsetTarget;
 pub use variant::LoadedVariant;
-pub use workspace::{FileKind, FileReport, Workspace, WorkspaceCounts};
+pub use workspace::{
+    FileKind, FileReport, NotLoaded, WordedToolset, Workspace, WorkspaceCounts, looks_like_path,
+};

@@ -1,11 +1,12 @@
 //! Which toolset a command means: a file path or a name in `toolsets/`, optionally overlaid by a
 //! variant (a file path or a name in `toolsets/variants/`); the files behind it (what a live server
-//! watches) and the toolset they load to. Shared by `lint` and `serve`.
+//! watches) and the toolset they load to (`Workspace::worded` decides which). Shared by `lint`
+//! and `serve`.
 
 use super::diagnostic::Diagnostic;
-use super::workspace::Workspace;
+use super::workspace::{Workspace, looks_like_path};
 use crate::model::Toolset;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A toolset as named on the command line.
 #[derive(Debug, Clone)]
@@ -49,31 +50,10 @@ impl ToolsetTarget {
     }
 
     fn pick<'a>(&self, workspace: &'a Workspace) -> Option<&'a Toolset> {
-        let base = if looks_like_path(&self.toolset) {
-            let path = normal(Path::new(&self.toolset));
-            workspace
-                .toolsets
-                .iter()
-                .find(|t| normal(&t.source) == path)?
-        } else {
-            workspace.toolset(&self.toolset)?
-        };
-        match &self.variant {
-            None => Some(base),
-            Some(v) if looks_like_path(v) => {
-                let path = normal(Path::new(v));
-                workspace
-                    .variants
-                    .iter()
-                    .find(|x| normal(&x.source) == path && x.base == base.name)
-                    .map(|x| &x.toolset)
-            }
-            Some(v) => workspace
-                .variants
-                .iter()
-                .find(|x| &x.name == v && x.base == base.name)
-                .map(|x| &x.toolset),
-        }
+        workspace
+            .worded(&self.toolset, self.variant.as_deref())
+            .ok()
+            .map(|worded| worded.toolset())
     }
 }
 
@@ -87,14 +67,4 @@ fn toolset_path(toolset: &str) -> PathBuf {
     } else {
         PathBuf::from(format!("toolsets/{toolset}.toml"))
     }
-}
-
-fn looks_like_path(s: &str) -> bool {
-    s.contains('/') || s.ends_with(".toml") || s.ends_with(".json")
-}
-
-fn normal(path: &Path) -> PathBuf {
-    path.components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect()
 }

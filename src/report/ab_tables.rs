@@ -4,11 +4,11 @@
 //! decides; the tasks each arm alone got right; repeats; and who gains at whose expense (the pull
 //! table and the tools it flags).
 
-use super::document::Table;
 use super::tables::{p_value, percent};
 use crate::analysis::experiments::{
     AbComparison, FLAG_PICKS, FLAG_RISE, Measure, PullTable, ToolPull,
 };
+use crate::document::Table;
 
 /// Rows a backend's pull table shows besides the flagged tools.
 const PULL_ROWS: usize = 8;

@@ -1,22 +1,19 @@
 //! A run's outputs, rebuilt from its records (`rebuild`) and written by exporters behind one trait
-//! (`exporters`: CSV, Parquet, HTML, Markdown, JSON). The report is one document (`document`): its
+//! (`exporters`: CSV, Parquet, HTML, Markdown, JSON). The report is one `crate::document`: its
 //! sections (`sections`), each experiment described once with its tables (`tables`, and the A/B
-//! ones in `ab_tables`) and charts,
-//! which the Markdown exporter (`markdown`: `summary.md`, the terminal) and the HTML exporter
-//! (`html`: the self-contained `report.html`) render in their formats; `summary` holds the summary
-//! table and `summary.json`. Nothing here computes a statistic — the numbers are `analysis`'s.
+//! ones in `ab_tables`) and charts, which the Markdown renderer (`document::markdown`:
+//! `summary.md`, the terminal) and the HTML exporter (`html`: the self-contained `report.html`)
+//! render in their formats; `summary` holds the summary table and `summary.json`. Nothing here computes a statistic — the numbers are `analysis`'s.
 
 mod ab_tables;
-pub mod document;
 mod exporters;
 pub mod html;
-pub mod markdown;
 mod rebuild;
 mod sections;
 mod summary;
 mod tables;
 
-pub use document::Table;
+pub use crate::document::Table;
 pub use exporters::{Exporter, RunReport, all_exporters};
 pub use rebuild::rebuild;
 
@@ -26,7 +23,7 @@ use sections::{experiment_sections, latency_section, summary_section};
 
 /// The experiment sections of `summary.md`, empty when the run has no experiment to report.
 pub fn experiment_markdown(analysis: &RunAnalysis) -> String {
-    markdown::markdown_sections(&experiment_sections(analysis))
+    crate::document::markdown::markdown_sections(&experiment_sections(analysis))
 }
 
 /// `report.html`: the summary table, every experiment's tables and charts, latency, the manifest.

@@ -7,10 +7,10 @@
 
 use super::experiment_markdown;
 use super::exporters::{RunReport, all_exporters};
-use super::markdown::markdown_table;
 use super::summary::summary_table;
 use crate::analysis::summary::summary_cells;
 use crate::analysis::{ToolsetFinding, analyse};
+use crate::document::markdown::markdown_table;
 use crate::lint::lint;
 use crate::load::Workspace;
 use crate::record::{Manifest, SET_ASIDE_FILE, StoredTrial, read_run, write_whole};

@@ -6,15 +6,15 @@
 use super::ab_tables::{
     ab_table, discordant_lines, exposure_ab_table, pull_table, repeats_table, take_over_lines,
 };
-use super::document::{
-    Chart, ConfusionCounts, Curve, CurveKind, CurvePoint, ForestRow, LatencySeries, Part, Section,
-    Table,
-};
 use super::tables::{
     confused_table, count_tokens_table, fit_table, position_table, size_table, split_table,
 };
 use crate::analysis::RunAnalysis;
 use crate::analysis::experiments::{AbComparison, SizePoint};
+use crate::document::{
+    Chart, ConfusionCounts, Curve, CurveKind, CurvePoint, ForestRow, LatencySeries, Part, Section,
+    Table,
+};
 use crate::record::StoredTrial;
 use crate::score::Interval;
 
@@ -22,7 +22,7 @@ use crate::score::Interval;
 pub fn summary_section(summary: Table) -> Section {
     Section {
         id: "summary",
-        heading: "Summary",
+        heading: "Summary".into(),
         parts: vec![Part::Table(summary)],
     }
 }
@@ -59,7 +59,7 @@ pub fn latency_section(trials: &[StoredTrial]) -> Option<Section> {
         .collect();
     (!series.is_empty()).then(|| Section {
         id: "latency",
-        heading: "Latency",
+        heading: "Latency".into(),
         parts: vec![Part::Chart(Chart::Latency(series))],
     })
 }
@@ -76,7 +76,7 @@ fn ab_section(analysis: &RunAnalysis) -> Option<Section> {
     parts.push(Part::Chart(Chart::Forest(forest(&analysis.ab))));
     Some(Section {
         id: "ab",
-        heading: "Description A/B",
+        heading: "Description A/B".into(),
         parts,
     })
 }
@@ -98,7 +98,7 @@ fn exposure_section(analysis: &RunAnalysis) -> Option<Section> {
     }
     Some(Section {
         id: "exposure",
-        heading: "Exposure strategies",
+        heading: "Exposure strategies".into(),
         parts,
     })
 }
@@ -172,7 +172,7 @@ fn size_section(analysis: &RunAnalysis) -> Option<Section> {
     }
     Some(Section {
         id: "size",
-        heading: "Toolset size",
+        heading: "Toolset size".into(),
         parts,
     })
 }
@@ -180,7 +180,7 @@ fn size_section(analysis: &RunAnalysis) -> Option<Section> {
 fn count_tokens_section(analysis: &RunAnalysis) -> Option<Section> {
     (!analysis.count_vs_tokens.is_empty()).then(|| Section {
         id: "tools-or-tokens",
-        heading: "Tools or tokens",
+        heading: "Tools or tokens".into(),
         parts: vec![Part::Table(count_tokens_table(&analysis.count_vs_tokens))],
     })
 }
@@ -219,7 +219,7 @@ fn confusion_section(analysis: &RunAnalysis) -> Option<Section> {
     }
     (!parts.is_empty()).then_some(Section {
         id: "confusion",
-        heading: "Confusion",
+        heading: "Confusion".into(),
         parts,
     })
 }

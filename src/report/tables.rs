@@ -4,10 +4,10 @@
 //! tables are `ab_tables`'. Every number comes from `analysis`; `sections` puts the tables where
 //! they belong.
 
-use super::document::Table;
 use crate::analysis::CONFUSED_PAIRS_SHOWN as CONFUSED_LIMIT;
 use crate::analysis::RunAnalysis;
 use crate::analysis::experiments::{CountTokenEffect, ExposureSplit, SizeCurve, series_name};
+use crate::document::Table;
 use crate::score::Interval;
 
 /// A proportion with its interval: `61.4% [46.6, 74.3]`.

@@ -19,7 +19,7 @@ pub use toolset::{
     BehaviorSpec, ResponseRuleSpec, ToolAnnotations, ToolSpec, ToolsetDocument, ToolsetFile,
 };
 pub use variant::{DescribeSpec, VariantFile};
-pub use writing::{json_text, toml_text};
+pub use writing::{json_text, task_line, toml_text};
 
 /// The only file-format version this build reads.
 pub const FORMAT_VERSION: u32 = 1;

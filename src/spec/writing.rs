@@ -9,6 +9,17 @@ pub fn toml_text<T: Serialize>(file: &T) -> Result<String, String> {
     toml::to_string(file).map_err(|e| format!("cannot write as TOML: {e}"))
 }
 
+/// A task as one line of a task file (JSON Lines), with its newline: the task read through
+/// `TaskSpec` and written back by it, so what a command builds as JSON lands in the file exactly as
+/// the reader will take it.
+pub fn task_line(task: &serde_json::Value) -> Result<String, String> {
+    let spec: crate::spec::TaskSpec = serde_json::from_value(task.clone())
+        .map_err(|e| format!("task {}: not a task: {e}", task["id"]))?;
+    serde_json::to_string(&spec)
+        .map(|line| line + "\n")
+        .map_err(|e| format!("cannot write task {}: {e}", task["id"]))
+}
+
 /// `file` as pretty-printed JSON, with a final newline.
 pub fn json_text<T: Serialize>(file: &T) -> Result<String, String> {
     serde_json::to_string_pretty(file)

@@ -173,6 +173,12 @@ fn every_check_drops_what_it_should_and_the_suite_runs() {
         "{text}"
     );
     let drafted = dir.path().join("drafted");
+    // suite.toml and tasks.jsonl, and the candidates' own pair the agreement run read
+    // (.draft/candidates/), each as its `spec` type writes it.
+    assert_eq!(
+        common::written_files::assert_reads_back_as_written(&drafted),
+        4
+    );
     let report = std::fs::read_to_string(drafted.join("DRAFT.md")).unwrap();
     // written, kept, dropped: form, leakage, schema, unsupported, duplicate, invalid (the
     // tool's simulated behaviour refuses every call the task would accept).

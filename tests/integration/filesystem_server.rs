@@ -5,6 +5,7 @@
 //! profile with matchers that say what a path list means: a reversed list of paths is right with
 //! `unordered`, `srv/files/x` is not `/srv/files/x`, a glob is compared exactly.
 
+use crate::common;
 use mcpick::load::Workspace;
 use mcpick::model::Task;
 use mcpick::observation::{CallArguments, Observed, ObservedCall};
@@ -103,6 +104,9 @@ fn the_filesystem_servers_tools_import_lint_and_score_paths_as_paths() {
     assert!(!said.contains("Secure MCP Filesystem Server"), "{said}");
     let log = std::fs::read_to_string(dir.path().join("filesystem.import.log")).unwrap();
     assert!(log.contains("Secure MCP Filesystem Server"), "{log}");
+    assert!(common::written_files::assert_file_reads_back(
+        &dir.path().join("filesystem.json")
+    ));
     let toolset: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("filesystem.json")).unwrap())
             .unwrap();

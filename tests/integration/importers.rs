@@ -77,6 +77,8 @@ fn a_bfcl_import_validates_and_the_oracle_scores_every_task() {
         stdout.contains("18 records: 15 tasks, 3 not translated; 9 tools"),
         "{stdout}"
     );
+    // toolset.json, suite.toml and tasks.jsonl, each as its `spec` type writes it.
+    assert_eq!(common::written_files::assert_reads_back_as_written(&dir), 3);
     // "forty-two" for an integer is acceptable to BFCL's checker: the schema widens to take it.
     assert!(
         stdout.contains("count.n: schema widened to accept the answer's \"forty-two\""),
@@ -356,6 +358,7 @@ fn a_metatool_import_runs_and_sweeps_its_one_toolset() {
         stdout.contains("16 records: 15 tasks, 1 not translated; 8 tools"),
         "{stdout}"
     );
+    assert_eq!(common::written_files::assert_reads_back_as_written(&dir), 3);
     assert!(
         stdout.contains("\"ChessTool\" has no description"),
         "{stdout}"

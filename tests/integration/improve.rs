@@ -286,6 +286,8 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
         "{improve}"
     );
     assert_held_out_never_shown(dir.path(), &provider);
+    // variant.toml and every candidate's file under variants/, as `VariantFile` writes them.
+    assert!(common::written_files::assert_reads_back_as_written(&dir.path().join("improved")) >= 3);
     // The overlay is one `ab` takes: the rewrite wins there too.
     let ab = Command::new(env!("CARGO_BIN_EXE_mcpick"))
         .current_dir(dir.path())

@@ -2,6 +2,7 @@
 //! `$EDITOR` (an edit that keeps the suite valid, and one that does not), quit, and a second review
 //! that goes on with what is left. Without a terminal it lists what is pending and exits 2.
 
+use crate::common;
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -159,6 +160,9 @@ fn a_review_through_a_terminal_accepts_rejects_edits_quits_and_resumes() {
     assert_eq!(tasks[2]["review"], "draft");
     let rejected = records(&drafted.join("rejected.jsonl"));
     assert_eq!(rejected.len(), 1);
+    // Kept and rejected tasks still read as tasks, nothing of them lost.
+    common::written_files::tasks_round_trip(&drafted.join("tasks.jsonl"));
+    common::written_files::tasks_round_trip(&drafted.join("rejected.jsonl"));
     assert_eq!(rejected[0]["id"], "two");
 
     // The next review goes on with what is left; an edit that breaks the suite is not kept.

@@ -196,7 +196,7 @@ fn records_that_cannot_be_translated_are_reported_with_the_reason() {
             .1
             .contains("no question has this id")
     );
-    let report = imported.report("sample");
+    let report = crate::document::markdown::markdown_document(&imported.report("sample"));
     assert!(report.contains("| simple_python_6 | 17 |"), "{report}");
     assert!(report.contains("18 records read: 15 tasks written, 3 not translated"));
 }

@@ -3,9 +3,13 @@
 //! report per file. A file that fails never stops the others from being checked.
 //!
 //! This file holds what a load produced (the workspace, its reports and totals); `loader` finds
-//! the files, loads them in dependency order and resolves their references.
+//! the files, loads them in dependency order and resolves their references; `worded_toolset` is
+//! the one rule for which toolset and variant a name means.
 
 mod loader;
+mod worded_toolset;
+
+pub use worded_toolset::{NotLoaded, WordedToolset, looks_like_path};
 
 use super::Diagnostic;
 use super::variant::LoadedVariant;

@@ -4,7 +4,7 @@
 
 use super::escape;
 use super::svg::{coord, nice_ticks, open_chart, p_value_text, signed, signed_tick, truncate};
-use crate::report::document::ForestRow;
+use crate::document::ForestRow;
 use std::fmt::Write as _;
 
 pub fn ab_section(comparisons: &[ForestRow]) -> String {

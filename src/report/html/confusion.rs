@@ -4,7 +4,7 @@
 
 use super::escape;
 use super::svg::{coord, open_chart, text_width, truncate};
-use crate::report::document::ConfusionCounts;
+use crate::document::ConfusionCounts;
 use std::fmt::Write as _;
 
 /// A heat map with more rows or columns than this stops being readable; the rest is

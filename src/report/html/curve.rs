@@ -4,7 +4,7 @@
 
 use super::escape;
 use super::svg::{DASHES, PALETTE, coord, open_chart, percent, text_width, tick_label, truncate};
-use crate::report::document::{Curve, CurveKind};
+use crate::document::{Curve, CurveKind};
 use std::fmt::Write as _;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

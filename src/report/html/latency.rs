@@ -3,7 +3,7 @@
 
 use super::escape;
 use super::svg::{PALETTE, coord, milliseconds, open_chart, tick_label, truncate};
-use crate::report::document::LatencySeries;
+use crate::document::LatencySeries;
 use std::fmt::Write as _;
 
 /// Latency axes are clamped to these powers of ten (1 µs to about 2.8 hours) so that an

@@ -35,7 +35,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use super::document::{Chart, Part, Section};
+use crate::document::{Chart, Part, Section};
 use ab::ab_section;
 use confusion::confusion_section;
 use curve::curve_section;
@@ -64,7 +64,7 @@ pub fn render(page: &ReportPage) -> String {
         .sections
         .iter()
         .filter(|section| !section.parts.is_empty())
-        .map(|section| (section.id, section.heading, section_body(section)))
+        .map(|section| (section.id, section.heading.as_str(), section_body(section)))
         .collect();
     if !page.manifest_json.trim().is_empty() {
         sections.push((
@@ -93,14 +93,15 @@ pub fn render(page: &ReportPage) -> String {
     } else {
         out.push_str("<nav>");
         for (id, heading, _) in &sections {
-            put!(out, "<a href=\"#{id}\">{heading}</a>");
+            put!(out, "<a href=\"#{id}\">{}</a>", escape(heading));
         }
         out.push_str("</nav>\n");
     }
     for (id, heading, body) in &sections {
         put!(
             out,
-            "<section id=\"{id}\">\n<h2>{heading}</h2>\n{body}</section>\n"
+            "<section id=\"{id}\">\n<h2>{}</h2>\n{body}</section>\n",
+            escape(heading)
         );
     }
     // Filled by the script below; a headless browser reads it to check the charts drew.
@@ -138,6 +139,23 @@ fn section_body(section: &Section) -> String {
                 body.push_str(&latency_section(series));
             }
             Part::Chart(_) => {}
+            Part::Paragraph(text) => put!(body, "<p>{}</p>\n", escape(text)),
+            Part::Subheading(text) => put!(body, "<h3>{}</h3>\n", escape(text)),
+            Part::Numbered(items) => {
+                body.push_str("<ol>\n");
+                for item in items {
+                    put!(body, "<li>{}", escape(&item.text));
+                    if !item.details.is_empty() {
+                        body.push_str("<ul>");
+                        for detail in &item.details {
+                            put!(body, "<li>{}</li>", escape(detail));
+                        }
+                        body.push_str("</ul>");
+                    }
+                    body.push_str("</li>\n");
+                }
+                body.push_str("</ol>\n");
+            }
         }
     }
     body

@@ -3,7 +3,7 @@
 //! the page they need.
 
 use super::ReportPage;
-use crate::report::document::{
+use crate::document::{
     Chart, ConfusionCounts, Curve, CurveKind, ForestRow, LatencySeries, Part, Section, Table,
 };
 
@@ -23,7 +23,7 @@ pub struct PageParts {
 
 impl PageParts {
     pub fn build(&self) -> ReportPage {
-        let section = |id, heading, parts: Vec<Part>| Section { id, heading, parts };
+        let section = |id, heading: &str, parts: Vec<Part>| Section::new(id, heading, parts);
         let curves = |kind, curves: &Vec<Curve>| {
             (!curves.is_empty()).then(|| {
                 Part::Chart(Chart::Curves {

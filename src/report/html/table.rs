@@ -3,7 +3,7 @@
 //! numbers.
 
 use super::escape;
-use crate::report::document::Table;
+use crate::document::Table;
 use std::fmt::Write as _;
 
 pub fn table_html(table: &Table) -> String {

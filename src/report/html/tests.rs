@@ -5,9 +5,7 @@
 
 use super::page_parts::PageParts;
 use super::*;
-use crate::report::document::{
-    ConfusionCounts, Curve, CurvePoint, ForestRow, LatencySeries, Table,
-};
+use crate::document::{ConfusionCounts, Curve, CurvePoint, ForestRow, LatencySeries, Table};
 
 fn point(x: f64, estimate: f64, trials: u64) -> CurvePoint {
     CurvePoint {

@@ -95,8 +95,10 @@ pub(super) fn plan_suites(
                 for (name, label) in options.variants.iter().zip(options.arm_labels()) {
                     if name == BASE_ARM {
                         arms.push((Some(label), toolset.tools.clone(), suite.tasks.clone()));
-                    } else if let Some(variant) =
-                        workspace.variant(name).filter(|v| v.base == suite.toolset)
+                    } else if let Some(variant) = workspace
+                        .worded(&suite.toolset, Some(name))
+                        .ok()
+                        .and_then(|worded| worded.variant)
                     {
                         let tasks = suite
                             .tasks

@@ -1,7 +1,21 @@
-//! The report as a document, in no format: sections, each holding its tables, lines of text and
-//! charts, in reading order. `sections` builds it once from the analysis; every exporter renders the
-//! same document in its format — Markdown (`summary.md`, the terminal) writes the tables and lines,
-//! HTML (`report.html`) the tables, lines and charts — so no experiment is listed twice.
+//! A document in no format: a title, opening parts, then sections, each holding its tables,
+//! paragraphs, lists and charts in reading order. Everything mcpick writes for a person to read is
+//! one: the run's report (`report::sections` builds it once from the analysis, and every exporter
+//! renders it — Markdown for `summary.md` and the terminal, HTML for `report.html` with its
+//! charts) and the side reports `IMPORT.md`, `DRAFT.md` and `IMPROVE.md`, which their commands
+//! build and `markdown` renders. The builders say what is there; the renderers alone know the
+//! format's syntax (a table's pipes and escapes, a list's markers).
+
+pub mod markdown;
+
+/// A whole document: what `markdown::markdown_document` writes as one file.
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    pub title: String,
+    /// What comes before the first section.
+    pub opening: Vec<Part>,
+    pub sections: Vec<Section>,
+}
 
 /// A captioned table, the one shape every summary and experiment table takes.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,8 +30,18 @@ pub struct Table {
 pub struct Section {
     /// The HTML anchor.
     pub id: &'static str,
-    pub heading: &'static str,
+    pub heading: String,
     pub parts: Vec<Part>,
+}
+
+impl Section {
+    pub fn new(id: &'static str, heading: impl Into<String>, parts: Vec<Part>) -> Section {
+        Section {
+            id,
+            heading: heading.into(),
+            parts,
+        }
+    }
 }
 
 /// What a section holds, in order.
@@ -30,6 +54,19 @@ pub enum Part {
         lines: Vec<String>,
     },
     Chart(Chart),
+    /// A paragraph of prose.
+    Paragraph(String),
+    /// A heading within a section, over the parts that follow it.
+    Subheading(String),
+    /// A numbered list, each item with detail lines beneath it.
+    Numbered(Vec<Item>),
+}
+
+/// One item of a numbered list.
+#[derive(Debug, Clone, Default)]
+pub struct Item {
+    pub text: String,
+    pub details: Vec<String>,
 }
 
 /// A chart, as data.

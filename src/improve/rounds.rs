@@ -1,0 +1,369 @@
+//! `improve`'s loop, as its steps: the baseline run on the working part; then per round the
+//! targets (`find_targets` under the current wording), the proposals (`propose`: the rewriter's and
+//! the rules'), the screen (`screen_all`), the measured candidates (`measure`: each written as a
+//! variant file, run on the working part and judged against the round's baseline), the choice
+//! (`choose`: the best that raises the working part and steals from no neighbour); and at the end
+//! the confirmation on the held-out part (`confirm`). Each step is a function of its own; this
+//! file only strings them together and saves the account after each.
+
+use super::proposals::{journaled, propose, record_journal};
+use super::screen::screen_all;
+use super::targets::{Target, find_targets};
+use super::wording::{self, Wording};
+use super::write_up::{Account, Round, Tried, judgement_line, render, verdict_sentence};
+use super::{Context, Ending, judge, write};
+use crate::analysis::statistics::AbVerdict;
+use crate::document::markdown::markdown_document;
+use crate::lint::lint;
+use crate::record::StoredTrial;
+use crate::runner::FolderRun;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The current wording: its label, its tools' new wordings (none: the starting wording), its
+/// working trials.
+struct Current {
+    label: String,
+    wordings: BTreeMap<String, Wording>,
+    trials: Vec<StoredTrial>,
+}
+
+/// A step's result when a run was stopped (Ctrl-C, budget, a halted backend).
+type Step<T> = Result<Result<T, Ending>, String>;
+
+fn save(context: &Context<'_>, account: &Account) -> Result<(), String> {
+    write(
+        &context.settings.out.join("IMPROVE.md"),
+        &markdown_document(&render(account)),
+    )
+}
+
+/// Every round, then the confirmation; the account is saved after each step.
+pub(super) async fn rounds(
+    context: &mut Context<'_>,
+    account: &mut Account,
+    say: &mut dyn FnMut(String),
+) -> Result<Ending, String> {
+    let mut current = match baseline(context, account, say).await? {
+        Ok(current) => current,
+        Err(ending) => return Ok(ending),
+    };
+    for number in 1..=context.settings.rounds {
+        let targets = targets(context, &current, number, say);
+        if targets.is_empty() {
+            account.stopped = Some("no tool left to fix on the working part".into());
+            break;
+        }
+        let round = candidates(context, &current, number, targets, say).await?;
+        account.rounds.push(round);
+        save(context, account)?;
+        let mut measured = match measure(context, &current, account, say).await? {
+            Ok(measured) => measured,
+            Err(ending) => return Ok(ending),
+        };
+        let round = account.rounds.last_mut().expect("pushed above");
+        let Some(k) = choose(round) else {
+            account.stopped = Some(format!(
+                "no candidate of round {number} improved the working part"
+            ));
+            break;
+        };
+        round.chosen = Some(k);
+        let chosen = &round.tried[k];
+        current.wordings.insert(
+            chosen.candidate.tool.clone(),
+            chosen.candidate.wording.clone(),
+        );
+        current.label = chosen.label.clone();
+        current.trials = measured.remove(&k).expect("a chosen candidate was run");
+        save(context, account)?;
+    }
+    if current.wordings.is_empty() {
+        return Ok(Ending::NotAdopted);
+    }
+    confirm(context, &current, account, say).await
+}
+
+/// The starting wording's trials on the working part.
+async fn baseline(
+    context: &Context<'_>,
+    account: &mut Account,
+    say: &mut dyn FnMut(String),
+) -> Step<Current> {
+    let (start, split) = (context.start, context.split);
+    say(format!(
+        "baseline: {} on the {} working tasks",
+        start.label,
+        split.working.len()
+    ));
+    let run = context
+        .runs
+        .run(
+            "r1-baseline",
+            std::slice::from_ref(&start.label),
+            &[],
+            &split.working,
+        )
+        .await?;
+    if let Some(ending) = stopped(&run.run, account) {
+        save(context, account)?;
+        return Ok(Err(ending));
+    }
+    Ok(Ok(Current {
+        label: start.label.clone(),
+        wordings: BTreeMap::new(),
+        trials: run.trials,
+    }))
+}
+
+/// The weakest tools on the working part under the current wording.
+fn targets(
+    context: &Context<'_>,
+    current: &Current,
+    number: u32,
+    say: &mut dyn FnMut(String),
+) -> Vec<Target> {
+    let start = context.start;
+    let toolset = wording::apply(&start.toolset, &current.wordings);
+    let targets = find_targets(
+        &current.trials,
+        &toolset,
+        context.settings.targets as usize,
+        &|tool| start.overlay.describable(tool),
+    );
+    if !targets.is_empty() {
+        say(format!(
+            "round {number}: targets {}",
+            targets
+                .iter()
+                .map(|t| format!("{} ({:.2})", t.standing.tool, t.standing.graded))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    targets
+}
+
+/// The round's candidates, proposed and screened — or, for a resumed round, read back from its
+/// journal, so the rewriter is asked nothing twice.
+async fn candidates(
+    context: &mut Context<'_>,
+    current: &Current,
+    number: u32,
+    targets: Vec<Target>,
+    say: &mut dyn FnMut(String),
+) -> Result<Round, String> {
+    let mut round = Round {
+        number,
+        baseline: current.label.clone(),
+        targets,
+        ..Round::default()
+    };
+    let screened = match journaled(context, number, &mut round) {
+        Some(screened) => screened,
+        None => {
+            let toolset = wording::apply(&context.start.toolset, &current.wordings);
+            let findings = lint(&toolset);
+            let targets = round.targets.clone();
+            let proposed = propose(
+                context, number, &targets, &toolset, &findings, &mut round, say,
+            )
+            .await?;
+            let screened = screen_all(proposed, &toolset);
+            record_journal(context, number, &screened, &round)?;
+            screened
+        }
+    };
+    let stem = &context.start.stem;
+    round.tried = screened
+        .into_iter()
+        .enumerate()
+        .map(|(k, candidate)| Tried {
+            label: format!("{stem}-r{number}c{}", k + 1),
+            candidate,
+            judgement: None,
+            error: None,
+            seconds: 0.0,
+            evaluated: 0,
+            restored: 0,
+        })
+        .collect();
+    Ok(round)
+}
+
+/// Each candidate the screen let through, written as a variant file, run on the working part and
+/// judged against the round's baseline; returns each run candidate's trials by its index.
+async fn measure(
+    context: &Context<'_>,
+    current: &Current,
+    account: &mut Account,
+    say: &mut dyn FnMut(String),
+) -> Step<BTreeMap<usize, Vec<StoredTrial>>> {
+    let (start, split) = (context.start, context.split);
+    let round_index = account.rounds.len() - 1;
+    let number = account.rounds[round_index].number;
+    let count = account.rounds[round_index].tried.len();
+    let mut measured = BTreeMap::new();
+    for k in 0..count {
+        let tried = account.rounds[round_index].tried[k].clone();
+        if !tried.candidate.rejected.is_empty() {
+            continue;
+        }
+        let mut wordings = current.wordings.clone();
+        wordings.insert(
+            tried.candidate.tool.clone(),
+            tried.candidate.wording.clone(),
+        );
+        let file = variant_file(context, &tried.label);
+        let note = format!(
+            "mcpick improve, round {number}: candidate {} for {} ({})",
+            k + 1,
+            tried.candidate.tool,
+            tried.candidate.origin.as_str()
+        );
+        write(
+            &file,
+            &start.overlay.render(&tried.label, &note, &wordings)?,
+        )?;
+        say(format!(
+            "round {number} · candidate {} of {count} · {} ({}) · {} trials",
+            k + 1,
+            tried.candidate.tool,
+            tried.candidate.origin.as_str(),
+            split.working.len()
+        ));
+        // A run that cannot start (its folder holds other settings, the plan is refused) is the
+        // experiment's problem, not the candidate's: it stops `improve`.
+        let run = context
+            .runs
+            .run(
+                &format!("r{number}-c{}", k + 1),
+                std::slice::from_ref(&tried.label),
+                &[file],
+                &split.working,
+            )
+            .await?;
+        if let Some(ending) = stopped(&run.run, account) {
+            save(context, account)?;
+            return Ok(Err(ending));
+        }
+        let entry = &mut account.rounds[round_index].tried[k];
+        entry.seconds = run.run.seconds;
+        for (_, work) in &run.run.local_work {
+            entry.evaluated += work.batched;
+            entry.restored += work.restored;
+        }
+        match judge(&current.trials, &run.trials, &current.label, &tried.label) {
+            Ok(judgement) => {
+                say(format!("  {}", judgement_line(&judgement)));
+                entry.judgement = Some(judgement);
+                measured.insert(k, run.trials);
+            }
+            Err(e) => entry.error = Some(e),
+        }
+        save(context, account)?;
+    }
+    Ok(Ok(measured))
+}
+
+/// The candidate that raises the working part most and takes no picks from a neighbour (the
+/// earliest on a tie); none when no candidate raised it.
+fn choose(round: &Round) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for (k, tried) in round.tried.iter().enumerate() {
+        let Some(judgement) = &tried.judgement else {
+            continue;
+        };
+        let steals = judgement.flagged.contains(&tried.candidate.tool);
+        if judgement.difference > 0.0
+            && !steals
+            && best.is_none_or(|(_, d)| judgement.difference > d)
+        {
+            best = Some((k, judgement.difference));
+        }
+    }
+    best.map(|(k, _)| k)
+}
+
+fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
+    context
+        .settings
+        .out
+        .join("variants")
+        .join(format!("{label}.toml"))
+}
+
+/// Ends the rounds early when a run was stopped; the reason goes into the account.
+fn stopped(run: &FolderRun, account: &mut Account) -> Option<Ending> {
+    if run.interrupted {
+        account.stopped = Some("interrupted; the same command resumes".into());
+        return Some(Ending::Interrupted);
+    }
+    if run.budget_reached {
+        account.stopped = Some("the budget is spent".into());
+        return Some(Ending::Incomplete);
+    }
+    if let Some((backend, why)) = run.halted.first() {
+        account.stopped = Some(format!("backend {backend} was stopped: {why}"));
+        return Some(Ending::Incomplete);
+    }
+    None
+}
+
+/// The final wording against the starting one on the held-out part: `variant.toml`, the verdict,
+/// and the held-out run's report as `report.html`.
+async fn confirm(
+    context: &Context<'_>,
+    current: &Current,
+    account: &mut Account,
+    say: &mut dyn FnMut(String),
+) -> Result<Ending, String> {
+    let (settings, start, split) = (context.settings, context.start, context.split);
+    let name = format!("{}-improved", start.stem);
+    let note = format!(
+        "{} reworded by mcpick improve (see IMPROVE.md beside this file)",
+        start.label
+    );
+    let file = variant_file(context, &name);
+    let text = start.overlay.render(&name, &note, &current.wordings)?;
+    write(&file, &text)?;
+    account.final_label = Some(name.clone());
+    say(format!(
+        "held-out: {} against {name} on the {} held-out tasks",
+        start.label,
+        split.held_out.len()
+    ));
+    let arms = [start.label.clone(), name.clone()];
+    let run = context
+        .runs
+        .run("held-out", &arms, &[file], &split.held_out)
+        .await?;
+    if let Some(ending) = stopped(&run.run, account) {
+        return Ok(ending);
+    }
+    let (a, b): (Vec<StoredTrial>, Vec<StoredTrial>) = run
+        .trials
+        .into_iter()
+        .partition(|t| t.variant.as_deref() == Some(start.label.as_str()));
+    let judgement = judge(&a, &b, &start.label, &name)?;
+    let adopted = judgement.verdict == AbVerdict::BBetter;
+    account.verdict = Some(judgement);
+    account.adopted = Some(adopted);
+    let header = format!(
+        "# {}\n# Written by mcpick improve; IMPROVE.md tells how it was chosen and tested.\n",
+        verdict_sentence(account)
+    );
+    write(
+        &settings.out.join("variant.toml"),
+        &format!("{header}{text}"),
+    )?;
+    let folder = context.runs.path("held-out");
+    crate::report::rebuild(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    std::fs::copy(folder.join("report.html"), settings.out.join("report.html"))
+        .map_err(|e| format!("{}: {e}", settings.out.join("report.html").display()))?;
+    Ok(if adopted {
+        Ending::Adopted
+    } else {
+        Ending::NotAdopted
+    })
+}
