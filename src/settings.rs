@@ -72,6 +72,10 @@ pub struct RunSettings {
     pub seeds: u32,
     #[serde(default = "one")]
     pub repeats: u32,
+    /// How a report's comparisons are adjusted for each other (Holm unless said; not written then,
+    /// so a manifest of a run before `--adjust` reads the same).
+    #[serde(default, skip_serializing_if = "Adjustment::is_holm")]
+    pub adjust: Adjustment,
     /// Where a sweep draws distractors from (default: the other toolsets of the run).
     #[serde(default)]
     pub pool: Option<PathBuf>,
@@ -115,6 +119,7 @@ impl Default for RunSettings {
             exposures: Vec::new(),
             seeds: one(),
             repeats: one(),
+            adjust: Adjustment::Holm,
             pool: None,
             config: None,
             backend: BackendOptions::default(),
@@ -183,5 +188,61 @@ impl Price {
     pub fn cost(&self, input_tokens: u64, output_tokens: u64) -> f64 {
         (input_tokens as f64 * self.input_per_mtok + output_tokens as f64 * self.output_per_mtok)
             / 1_000_000.0
+    }
+}
+
+/// How a family of p-values — the comparisons one report prints — is adjusted for each other
+/// before verdicts are drawn (`analysis::statistics::adjust` does the arithmetic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Adjustment {
+    None,
+    #[default]
+    Holm,
+    /// Benjamini–Hochberg.
+    Bh,
+}
+
+impl Adjustment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Adjustment::None => "none",
+            Adjustment::Holm => "holm",
+            Adjustment::Bh => "bh",
+        }
+    }
+
+    pub fn is_holm(&self) -> bool {
+        *self == Adjustment::Holm
+    }
+
+    /// How a table cell names it beside an adjusted p-value.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Adjustment::None => "raw",
+            Adjustment::Holm => "Holm",
+            Adjustment::Bh => "BH",
+        }
+    }
+
+    /// How a report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Adjustment::None => "not adjusted",
+            Adjustment::Holm => "Holm-adjusted",
+            Adjustment::Bh => "Benjamini–Hochberg-adjusted",
+        }
+    }
+}
+
+impl std::str::FromStr for Adjustment {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(Adjustment::None),
+            "holm" => Ok(Adjustment::Holm),
+            "bh" => Ok(Adjustment::Bh),
+            other => Err(format!("{other:?}: expected none, holm or bh")),
+        }
     }
 }

@@ -24,6 +24,7 @@ use experiments::{
     position_curves, pull_tables, size_curves,
 };
 use polars::prelude::DataFrame;
+use statistics::Adjustment;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Confused pairs reported per backend, and linked to lint findings.
@@ -36,6 +37,9 @@ pub struct RunAnalysis {
     /// The arms in the order the run named them (empty without variants).
     pub arms: Vec<String>,
     pub ab: Vec<AbComparison>,
+    /// Why the A/B test cannot say anything for a backend and pair of arms: no task was scored
+    /// under both (every trial of one arm, or of both, ended in an error).
+    pub cannot_say: Vec<String>,
     /// Per backend and arm B: the mass each tool draws on its own tasks and takes from others'.
     pub pulls: Vec<PullTable>,
     /// The exposure strategies in the order the run named them (empty without `--exposure`).
@@ -54,6 +58,43 @@ pub struct RunAnalysis {
     pub lint_links: BTreeMap<(String, String), Vec<String>>,
 }
 
+/// For each backend and arm after the first that `ab` holds no comparison of, why: the trials of
+/// each side and how many of them ended in an error.
+fn without_pairs(trials: &[StoredTrial], arms: &[String], ab: &[AbComparison]) -> Vec<String> {
+    let Some((first, others)) = arms.split_first() else {
+        return Vec::new();
+    };
+    let backends: BTreeSet<&str> = trials.iter().map(|t| t.backend.as_str()).collect();
+    let count = |backend: &str, arm: &str| {
+        let of_arm = trials
+            .iter()
+            .filter(|t| t.backend == backend && t.variant.as_deref() == Some(arm));
+        let (all, errors) = of_arm.fold((0, 0), |(all, errors), t| {
+            (
+                all + 1,
+                errors + u64::from(t.verdict.outcome == crate::score::Outcome::Error),
+            )
+        });
+        format!("{arm}: {all} trials, {errors} errors")
+    };
+    let mut reasons = Vec::new();
+    for backend in backends {
+        for other in others {
+            let compared = ab
+                .iter()
+                .any(|c| c.backend == backend && &c.arm_b == other && c.tasks > 0);
+            if !compared {
+                reasons.push(format!(
+                    "backend {backend}: no task was scored under both {first} and {other} ({}; {})",
+                    count(backend, first),
+                    count(backend, other)
+                ));
+            }
+        }
+    }
+    reasons
+}
+
 /// A lint finding on a toolset the run used, with that toolset's name.
 pub struct ToolsetFinding {
     pub toolset: String,
@@ -62,12 +103,13 @@ pub struct ToolsetFinding {
 
 /// Analyses a run's `trials`: `named_arms` and `named_exposures` are the arms and exposure
 /// strategies in the order its manifest names them, `findings` the lint findings on the toolsets
-/// (and variants) it used.
+/// (and variants) it used, `adjustment` how its comparisons' p-values are adjusted together.
 pub fn analyse(
     trials: &[StoredTrial],
     named_arms: Vec<String>,
     named_exposures: Vec<String>,
     findings: &[ToolsetFinding],
+    adjustment: Adjustment,
 ) -> Result<RunAnalysis, String> {
     let frame = trials::frame(trials).map_err(|e| format!("trials as a table: {e}"))?;
     let arms = named_then_seen(
@@ -80,17 +122,19 @@ pub fn analyse(
     );
     let failed = |what: &str, e: polars::error::PolarsError| format!("{what}: {e}");
     let ab = if arms.len() >= 2 {
-        ab_comparisons(&frame, "variant", &arms).map_err(|e| failed("A/B comparison", e))?
+        ab_comparisons(&frame, "variant", &arms, adjustment)
+            .map_err(|e| failed("A/B comparison", e))?
     } else {
         Vec::new()
     };
+    let cannot_say = without_pairs(trials, &arms, &ab);
     let pulls = if arms.len() >= 2 {
         pull_tables(trials, &arms)
     } else {
         Vec::new()
     };
     let exposure_ab = if exposures.len() >= 2 {
-        ab_comparisons(&frame, "exposure", &exposures)
+        ab_comparisons(&frame, "exposure", &exposures, adjustment)
             .map_err(|e| failed("exposure comparison", e))?
     } else {
         Vec::new()
@@ -106,6 +150,7 @@ pub fn analyse(
         frame,
         arms,
         ab,
+        cannot_say,
         pulls,
         exposures,
         exposure_ab,

@@ -1,10 +1,14 @@
 //! The summary's cells: each backend on each suite (and on all suites together, per arm and per
 //! exposure strategy when the run has them), with the tally of outcomes behind its accuracies, latency percentiles, tokens,
 //! cost, retries, calls, the scoring profiles its trials were judged under and how many of them a
-//! later turn would have fixed. Pure: records in, numbers out; `report` renders them.
+//! later turn would have fixed. Its accuracies count tasks, not trials: a task run several times
+//! (`--repeats`, a sweep's sizes and seeds) is one observation, its rate over those trials, and
+//! the interval is Wilson's over the tasks when every task's rate is 0 or 1 (as with one trial per
+//! task), else a bootstrap over tasks. Pure: records in, numbers out; `report` renders them.
 
+use super::statistics::task_rate;
 use crate::record::StoredTrial;
-use crate::score::Tally;
+use crate::score::{Interval, Outcome, Tally};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One cell of the summary: a backend on a suite (or on all suites).
@@ -24,9 +28,48 @@ pub struct SummaryCell {
     /// Trials whose first reply failed under a one-response profile but whose later turns would
     /// have passed under `mcp`.
     pub later_turn_fixed: u64,
+    /// Each task's own counts, by (suite, task): the unit of the accuracies.
+    pub by_task: BTreeMap<(String, String), TaskCounts>,
+}
+
+/// One task's trials in a cell: how many were judged and right, and of those that expected a call,
+/// how many picked the right tool and got the arguments right too.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TaskCounts {
+    pub judged: u64,
+    pub right: u64,
+    pub expected_call: u64,
+    pub right_tool: u64,
+    pub right_call: u64,
+}
+
+/// The interval over tasks of a rate each task has out of some of its trials (tasks with none of
+/// those trials left out).
+fn over_tasks(cell: &SummaryCell, rate: impl Fn(&TaskCounts) -> Option<f64>) -> Interval {
+    let rates: Vec<f64> = cell.by_task.values().filter_map(rate).collect();
+    task_rate(&rates, 2_000, 0x7461_736b)
+}
+
+fn share(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
 }
 
 impl SummaryCell {
+    /// Right answers among judged trials (errors aside), over tasks.
+    pub fn accuracy(&self) -> Interval {
+        over_tasks(self, |t| share(t.right, t.judged))
+    }
+
+    /// First call picked an acceptable tool, among tasks that expect a call.
+    pub fn selection(&self) -> Interval {
+        over_tasks(self, |t| share(t.right_tool, t.expected_call))
+    }
+
+    /// Right tool and right arguments, among tasks that expect a call.
+    pub fn full(&self) -> Interval {
+        over_tasks(self, |t| share(t.right_call, t.expected_call))
+    }
+
     pub fn calls_per_task(&self) -> f64 {
         if self.tally.trials() == 0 {
             0.0
@@ -66,6 +109,23 @@ pub fn summary_cells(trials: &[StoredTrial]) -> BTreeMap<(String, String), Summa
             cell.cost_usd += trial.cost_usd;
             cell.scoring.insert(trial.scoring.as_str());
             cell.later_turn_fixed += u64::from(trial.verdict.later_turn_fixed);
+            let task = cell
+                .by_task
+                .entry((trial.suite.clone(), trial.task.clone()))
+                .or_default();
+            let outcome = trial.verdict.outcome;
+            if outcome != Outcome::Error {
+                task.judged += 1;
+                task.right += u64::from(matches!(
+                    outcome,
+                    Outcome::Correct | Outcome::CorrectAbstain
+                ));
+            }
+            if let Some(right) = trial.verdict.selection_correct {
+                task.expected_call += 1;
+                task.right_tool += u64::from(right);
+                task.right_call += u64::from(outcome == Outcome::Correct);
+            }
         }
     }
     for (key, mut values) in latencies {

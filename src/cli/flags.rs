@@ -172,7 +172,8 @@ pub enum OutputFormat {
 /// `--alpha`: a test's significance level.
 #[derive(Debug, Clone, Args)]
 pub struct AlphaFlag {
-    /// Two-sided significance level of the paired test.
+    /// Significance level: of the two-sided paired test in `power`; of the one-sided test that NEW
+    /// is worse (or errs more) in `compare`.
     #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
 }

@@ -117,6 +117,14 @@ pub enum Command {
         /// compared [default: 0: every trial BASE has must be in NEW].
         #[arg(long, value_name = "N", default_value_t = 0)]
         allow_missing: usize,
+        /// Non-inferiority: fail unless NEW is shown to be no worse than BASE by more than PP
+        /// percentage points (the 95% interval on NEW − BASE lies above −PP).
+        #[arg(long, value_name = "PP")]
+        margin: Option<f64>,
+        /// How the backends' p-values are adjusted for each other: Holm's method, Benjamini–
+        /// Hochberg's, or none.
+        #[arg(long, value_name = "none|holm|bh", default_value = "holm")]
+        adjust: crate::settings::Adjustment,
     },
     /// Rebuild a run's summaries, trials.csv, trials.parquet and report.html from its trials.jsonl alone.
     Report {

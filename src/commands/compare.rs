@@ -1,7 +1,9 @@
 //! `mcpick compare BASE_DIR NEW_DIR`: the regression gate. Both runs' trials are read, paired and
 //! judged (`analysis::run_comparison`); this prints one line per backend, and a line on its graded
 //! measure, and picks the exit code:
-//! 0 when NEW holds up, 1 when it is significantly worse or below `--min-selection`, 2 when the runs
+//! 0 when NEW holds up, 1 when it is worse by a one-sided test (on picks or the graded measure,
+//! adjusted over the backends), errs more often, is not shown within `--margin`, or is below
+//! `--min-selection`, 2 when the runs
 //! cannot be compared — a folder that does not read or holds a line that is not its plan's trial, a
 //! backend without one pair that has a verdict, or NEW lacking more of BASE's trials than
 //! `--allow-missing` says: a gate never passes without evidence.
@@ -59,11 +61,22 @@ pub fn run_compare(
     }
     writeln!(
         out,
-        "| backend | pairs | errors | BASE only | NEW only | BASE right picks | NEW right picks | NEW − BASE [95% CI] | McNemar p | gate |"
+        "Tasks are the unit: a task's repeats, sizes and seeds are averaged into one rate per run. NEW fails when a one-sided test finds it worse (or erring more) at alpha {} after {} adjustment over the backends{}.",
+        settings.alpha,
+        settings.adjustment.as_str(),
+        settings.margin.map_or(String::new(), |m| format!(
+            ", or when the 95% interval on NEW − BASE does not lie above −{:.1} pp (--margin)",
+            m * 100.0
+        ))
     )?;
-    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|")?;
+    writeln!(
+        out,
+        "| backend | tasks | errors | BASE only | NEW only | BASE right picks | NEW right picks | NEW − BASE [95% CI] | test | p (worse, one-sided; adjusted) | gate |"
+    )?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|")?;
     for backend in &comparison.backends {
-        let difference = backend.difference.map_or("—".to_string(), |d| {
+        let difference = backend.picks.as_ref().map_or("—".to_string(), |p| {
+            let d = p.difference;
             format!(
                 "{:+.1} pp [{:+.1}, {:+.1}]",
                 d.difference * 100.0,
@@ -71,12 +84,15 @@ pub fn run_compare(
                 d.high * 100.0
             )
         });
+        let test = backend.picks.as_ref().map_or("—".to_string(), |p| {
+            format!("{}, {} / {} tasks", p.test_name(), p.only_a, p.only_b)
+        });
         let gate = if backend.pairs == 0 {
             "no evidence".to_string()
         } else if backend.failures.is_empty() && backend.missing_in_new > 0 {
             format!(
-                "pass on {} pairs; {} missing",
-                backend.pairs, backend.missing_in_new
+                "pass on {} tasks; {} trials missing",
+                backend.tasks, backend.missing_in_new
             )
         } else if backend.failures.is_empty() {
             "pass".to_string()
@@ -86,12 +102,24 @@ pub fn run_compare(
                 .iter()
                 .map(|f| match f {
                     GateFailure::SignificantlyWorse => format!(
-                        "FAIL: worse ({} pairs only BASE got right, {} only NEW; p < {})",
-                        backend.mcnemar.only_a, backend.mcnemar.only_b, settings.alpha
+                        "FAIL: worse (p = {:.4} < {} one-sided, adjusted)",
+                        backend.p_worse_adjusted, settings.alpha
                     ),
                     GateFailure::GradedWorse => format!(
-                        "FAIL: worse on the graded measure (sign-flip p < {})",
-                        settings.alpha
+                        "FAIL: worse on the graded measure (sign-flip p = {:.4} < {} one-sided, adjusted)",
+                        backend.p_worse_adjusted, settings.alpha
+                    ),
+                    GateFailure::MoreErrors => {
+                        let errors = backend.errors_test.as_ref();
+                        format!(
+                            "FAIL: errs more often ({:.1}% of trials against {:.1}%)",
+                            errors.map_or(0.0, |e| e.mean_b * 100.0),
+                            errors.map_or(0.0, |e| e.mean_a * 100.0)
+                        )
+                    }
+                    GateFailure::NotShownNonInferior => format!(
+                        "FAIL: not shown within {:.1} pp of BASE (--margin)",
+                        settings.margin.unwrap_or(0.0) * 100.0
                     ),
                     GateFailure::BelowMinimum => format!(
                         "FAIL: below --min-selection {:.1}%",
@@ -103,15 +131,16 @@ pub fn run_compare(
         };
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:.1}% | {:.1}% | {difference} | {:.4} | {gate} |",
+            "| {} | {} | {} | {} | {} | {:.1}% | {:.1}% | {difference} | {test} | {:.4}; {:.4} | {gate} |",
             backend.backend,
-            backend.pairs,
+            backend.tasks,
             backend.errors,
             backend.missing_in_new,
             backend.only_in_new,
             backend.base_rate * 100.0,
             backend.new_rate * 100.0,
-            backend.mcnemar.p_value
+            backend.p_worse,
+            backend.p_worse_adjusted
         )?;
         match &backend.graded {
             Some((source, g)) => writeln!(

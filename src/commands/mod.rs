@@ -132,11 +132,15 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             alpha,
             min_selection,
             allow_missing,
+            margin,
+            adjust,
         } => run_compare(
             &base,
             &new,
             crate::analysis::run_comparison::GateSettings {
                 alpha: alpha.alpha,
+                margin: margin.map(|points| points / 100.0),
+                adjustment: adjust,
                 min_selection,
                 allow_missing,
             },

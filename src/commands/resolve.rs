@@ -72,6 +72,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
         exposures: options.exposures.clone(),
         seeds: options.seeds,
         repeats: options.repeats,
+        adjust: options.adjust,
         pool: options.pool.clone(),
         config: options.profiles.config.clone(),
         backend,

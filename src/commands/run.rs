@@ -4,7 +4,7 @@
 use super::ExitStatus;
 use super::resolve::run_settings;
 use crate::cli::RunOptions;
-use crate::report::rebuild;
+use crate::report::{rebuild, rebuild_run};
 use crate::runner::{RunTarget, ShardRequest, StartError, StartedRun, run};
 use std::io::Write;
 use std::time::Instant;
@@ -71,8 +71,8 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         Err(StartError::Io(e)) => return Err(e),
     };
     // The summary comes from trials.jsonl alone, exactly as `mcpick report` rebuilds it.
-    let markdown = rebuild(&run.folder)?;
-    writeln!(out, "\n{markdown}")?;
+    let rebuilt = rebuild_run(&run.folder)?;
+    writeln!(out, "\n{}", rebuilt.text)?;
     let missing = run.pending - run.ran;
     writeln!(
         out,
@@ -108,10 +108,16 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
             run.folder.display()
         )?;
     }
+    for reason in &rebuilt.cannot_say {
+        writeln!(out, "cannot say: {reason}")?;
+    }
     Ok(if run.interrupted {
         ExitStatus::Interrupted
     } else if missing > 0 {
         ExitStatus::Incomplete
+    } else if !rebuilt.cannot_say.is_empty() {
+        // As `compare` does: a comparison with nothing to compare is no evidence, not a pass.
+        ExitStatus::InvalidInput
     } else {
         ExitStatus::Success
     })

@@ -6,7 +6,7 @@
 //! but for polars.
 
 use crate::analysis::experiments::{AbComparison, Measure, ab_comparisons, pull_tables};
-use crate::analysis::statistics::AbVerdict;
+use crate::analysis::statistics::{AbVerdict, Adjustment};
 use crate::analysis::trials::frame;
 use crate::record::StoredTrial;
 
@@ -44,7 +44,9 @@ pub fn judge(
     let trials: Vec<StoredTrial> = a.iter().chain(b).cloned().collect();
     let arms = [arm_a.to_string(), arm_b.to_string()];
     let table = frame(&trials).map_err(|e| format!("the trials do not tabulate: {e}"))?;
-    let comparison = ab_comparisons(&table, "variant", &arms)
+    // One comparison is a family of one: nothing to adjust for. (The working part's many
+    // candidates are not evidence for the verdict: only the held-out comparison decides.)
+    let comparison = ab_comparisons(&table, "variant", &arms, Adjustment::None)
         .map_err(|e| format!("the comparison failed: {e}"))?
         .into_iter()
         .next()
@@ -85,13 +87,13 @@ pub fn judge(
                     difference,
                     low,
                     high,
-                    comparison.mcnemar.p_value,
+                    comparison.picks.p_value,
                 )
             }
         };
     Ok(Judgement {
         measure,
-        pairs: comparison.pairs,
+        pairs: comparison.tasks,
         a: a_mean,
         b: b_mean,
         difference,

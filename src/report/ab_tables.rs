@@ -9,6 +9,7 @@ use crate::analysis::experiments::{
     AbComparison, FLAG_PICKS, FLAG_RISE, Measure, PullTable, ToolPull,
 };
 use crate::document::Table;
+use crate::settings::Adjustment;
 
 /// Rows a backend's pull table shows besides the flagged tools.
 const PULL_ROWS: usize = 8;
@@ -23,11 +24,33 @@ fn points(difference: f64, low: f64, high: f64) -> String {
     )
 }
 
+/// The unit counted: tasks, and the trial pairs behind them when there are more.
+fn units(tasks: usize, pairs: usize) -> String {
+    if pairs == tasks {
+        format!("{tasks} tasks")
+    } else {
+        format!("{tasks} tasks ({pairs} trial pairs)")
+    }
+}
+
+/// A p-value, raw then adjusted: `0.021; Holm 0.13`.
+fn adjusted(raw: f64, adjusted: f64, c: &AbComparison) -> String {
+    match c.adjustment {
+        Adjustment::None => p_value(raw),
+        how => format!(
+            "{}; {} {}",
+            p_value(raw),
+            how.short_name(),
+            p_value(adjusted)
+        ),
+    }
+}
+
 /// The A/B table: per backend and pair of arms, a row for the picks and a row for the graded
 /// measure.
 pub fn ab_table(comparisons: &[AbComparison]) -> Table {
     let mut table = Table {
-        caption: "Description A/B (paired), two measures side by side. Right picks: per arm with Wilson 95% intervals, B − A with a paired bootstrap 95% interval, McNemar's exact test on the discordant pairs. Graded: p(right pick), the probability the model gave an acceptable first action (the expected right-pick rate of the same model sampling at temperature 1), or a sampled backend's right picks over its repeats; averaged per task (tasks are the unit), B − A with a paired bootstrap interval, a sign-flip permutation test on the per-task differences. Detectable: the smallest |B − A| each test finds with 80% power at the spread observed. The verdict comes from the graded measure when the backend gives one".into(),
+        caption: "Description A/B (paired), two measures side by side, the task the unit: a task's repeats, sizes and seeds are averaged into one rate per arm, so n counts tasks. Right picks: per arm with Wilson 95% intervals over tasks (a bootstrap over tasks when rates fall between 0 and 1); B − A with Newcombe's interval and McNemar's exact test on the discordant tasks (when rates fall between 0 and 1, a bootstrap interval and the sign-flip test on per-task differences). Graded: p(right pick), the probability the model gave an acceptable first action (the expected right-pick rate of the same model sampling at temperature 1), or a sampled backend's right picks over its repeats; averaged per task, B − A with a paired bootstrap interval, a sign-flip permutation test on the per-task differences. p: raw, then adjusted over every comparison in this table (Holm's method unless the run said --adjust); verdicts come from the adjusted p. Detectable: the smallest |B − A| each test finds with 80% power (right picks: by the exact test's own power). The verdict comes from the graded measure when the backend gives one".into(),
         header: [
             "backend", "A", "B", "measure", "n", "A", "B", "B − A [95% CI]", "test", "p",
             "detectable (80% power)", "verdict",
@@ -56,17 +79,19 @@ pub fn ab_table(comparisons: &[AbComparison]) -> Table {
             c.arm_a.clone(),
             c.arm_b.clone(),
             "right picks".into(),
-            format!("{} pairs", c.pairs),
+            units(c.tasks, c.pairs),
             percent(&c.a),
             percent(&c.b),
             c.difference
                 .as_ref()
                 .map_or("–".into(), |d| points(d.difference, d.low, d.high)),
             format!(
-                "McNemar, {} / {} discordant",
-                c.mcnemar.only_a, c.mcnemar.only_b
+                "{}, {} / {} discordant tasks",
+                c.picks.test_name(),
+                c.picks.only_a,
+                c.picks.only_b
             ),
-            p_value(c.mcnemar.p_value),
+            adjusted(c.picks.p_value, c.picks_p_adjusted, c),
             picks_detectable,
             verdict(Measure::Picks, c.picks_verdict.sentence(&c.arm_a, &c.arm_b)),
         ]);
@@ -84,7 +109,7 @@ pub fn ab_table(comparisons: &[AbComparison]) -> Table {
                     } else {
                         "sign-flip, 20,000 patterns".into()
                     },
-                    p_value(g.p_value),
+                    adjusted(g.p_value, graded.p_adjusted, c),
                     g.minimum_detectable
                         .map_or("–".into(), |d| format!("±{:.1} pp", d * 100.0)),
                     verdict(Measure::Graded, graded.verdict.sentence(&c.arm_a, &c.arm_b)),

@@ -15,7 +15,7 @@ mod tables;
 
 pub use crate::document::Table;
 pub use exporters::{Exporter, RunReport, all_exporters};
-pub use rebuild::rebuild;
+pub use rebuild::{Rebuilt, rebuild, rebuild_run};
 
 use crate::analysis::RunAnalysis;
 use crate::record::StoredTrial;

@@ -14,6 +14,7 @@ use crate::document::markdown::markdown_table;
 use crate::lint::lint;
 use crate::load::Workspace;
 use crate::record::{Manifest, SET_ASIDE_FILE, StoredTrial, read_run, write_whole};
+use crate::settings::Adjustment;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,21 @@ use std::path::{Path, PathBuf};
 /// experiment sections). A line of `trials.jsonl` that is not one of the plan's trials (a crash can
 /// cut the last one short) is named and left out of every count, never fatal; a manifest that does
 /// not hold together is (`record::read_run`).
+/// A rebuilt report: the text the terminal shows, and why its A/B test cannot say anything for
+/// some backend (empty when it can, or when the run has no A/B test).
+pub struct Rebuilt {
+    pub text: String,
+    pub cannot_say: Vec<String>,
+}
+
+/// Rebuilds every output of the run in `folder`; returns the text the terminal shows.
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
+    rebuild_run(folder).map(|rebuilt| rebuilt.text)
+}
+
+/// Rebuilds every output of the run in `folder`; returns the text and what the A/B test cannot
+/// say.
+pub fn rebuild_run(folder: &Path) -> std::io::Result<Rebuilt> {
     let records = read_run(folder).map_err(std::io::Error::other)?;
     let planned = records.planned();
     let (stored, manifest) = (records.stored, records.manifest);
@@ -39,6 +54,9 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             .as_ref()
             .map_or(Vec::new(), |(m, _)| m.named_exposures()),
         &findings,
+        manifest
+            .as_ref()
+            .map_or(Adjustment::Holm, |(m, _)| m.options.adjust),
     );
     let (summary, summary_json) = summary_table(&summary_cells(&stored.trials));
     let mut text = markdown_table(&summary);
@@ -99,7 +117,14 @@ pub fn rebuild(folder: &Path) -> std::io::Result<String> {
             write_whole(folder, exporter.file_name(), &bytes)?;
         }
     }
-    Ok(report.summary_text)
+    let cannot_say = report
+        .analysis
+        .as_ref()
+        .map_or(Vec::new(), |a| a.cannot_say.clone());
+    Ok(Rebuilt {
+        text: report.summary_text,
+        cannot_say,
+    })
 }
 
 /// The line that says how many trials the summary counts, of how many planned, and how many lines

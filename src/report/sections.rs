@@ -65,15 +65,22 @@ pub fn latency_section(trials: &[StoredTrial]) -> Option<Section> {
 }
 
 fn ab_section(analysis: &RunAnalysis) -> Option<Section> {
-    if analysis.ab.is_empty() {
+    if analysis.ab.is_empty() && analysis.cannot_say.is_empty() {
         return None;
     }
-    let mut parts = vec![
-        Part::Table(ab_table(&analysis.ab)),
-        discordant(&analysis.ab),
-    ];
-    parts.extend(repeats_table(&analysis.ab).map(Part::Table));
-    parts.push(Part::Chart(Chart::Forest(forest(&analysis.ab))));
+    let mut parts = Vec::new();
+    if !analysis.cannot_say.is_empty() {
+        parts.push(Part::Lines {
+            caption: "Cannot say (nothing to compare)".into(),
+            lines: analysis.cannot_say.clone(),
+        });
+    }
+    if !analysis.ab.is_empty() {
+        parts.push(Part::Table(ab_table(&analysis.ab)));
+        parts.push(discordant(&analysis.ab));
+        parts.extend(repeats_table(&analysis.ab).map(Part::Table));
+        parts.push(Part::Chart(Chart::Forest(forest(&analysis.ab))));
+    }
     Some(Section {
         id: "ab",
         heading: "Description A/B".into(),
@@ -243,7 +250,7 @@ fn forest(comparisons: &[AbComparison]) -> Vec<ForestRow> {
                 difference: d.difference,
                 low: d.low,
                 high: d.high,
-                p_value: c.mcnemar.p_value,
+                p_value: c.picks_p_adjusted,
                 verdict: c.picks_verdict.sentence(&c.arm_a, &c.arm_b),
             });
         }
@@ -256,7 +263,7 @@ fn forest(comparisons: &[AbComparison]) -> Vec<ForestRow> {
                 difference: g.difference,
                 low: g.low,
                 high: g.high,
-                p_value: g.p_value,
+                p_value: graded.p_adjusted,
                 verdict: graded.verdict.sentence(&c.arm_a, &c.arm_b),
             });
         }

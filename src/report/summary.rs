@@ -15,7 +15,7 @@ pub fn summary_table(
     cells: &BTreeMap<(String, String), SummaryCell>,
 ) -> (Table, serde_json::Value) {
     let mut table = Table {
-        caption: "Summary per backend and suite: accuracies with Wilson 95% intervals".into(),
+        caption: "Summary per backend and suite: accuracies over tasks (a task's repeats, sizes and seeds averaged into its rate) with Wilson 95% intervals over tasks, or a bootstrap over tasks where a task's trials disagree".into(),
         header: [
             "backend",
             "suite",
@@ -39,11 +39,7 @@ pub fn summary_table(
     for ((backend, suite), cell) in cells {
         let tally = &cell.tally;
         let (p50, p95) = (cell.latency_p50_ms, cell.latency_p95_ms);
-        let (accuracy, selection, full) = (
-            tally.accuracy(),
-            tally.selection_accuracy(),
-            tally.full_accuracy(),
-        );
+        let (accuracy, selection, full) = (cell.accuracy(), cell.selection(), cell.full());
         let (precision, recall) = (tally.abstention_precision(), tally.abstention_recall());
         let scoring = cell.scoring.iter().copied().collect::<Vec<_>>().join("+");
         let calls_per_task = cell.calls_per_task();
@@ -91,7 +87,12 @@ pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
             "backend": c.backend, "arm_a": c.arm_a, "arm_b": c.arm_b, "pairs": c.pairs,
             "a": c.a, "b": c.b,
             "difference": c.difference.as_ref().map(|d| json!({"estimate": d.difference, "low": d.low, "high": d.high})),
-            "mcnemar": {"only_a": c.mcnemar.only_a, "only_b": c.mcnemar.only_b, "p_value": c.mcnemar.p_value},
+            "unit": "task", "tasks": c.tasks, "adjustment": c.adjustment.as_str(),
+            "picks_test": {
+                "test": c.picks.test_name(), "only_a": c.picks.only_a, "only_b": c.picks.only_b,
+                "p_value": c.picks.p_value, "p_adjusted": c.picks_p_adjusted,
+                "interval": c.picks.interval_name(),
+            },
             "verdict": c.verdict.sentence(&c.arm_a, &c.arm_b),
             "decided_by": match c.decided_by { Measure::Picks => "picks", Measure::Graded => "graded" },
             "picks_verdict": c.picks_verdict.sentence(&c.arm_a, &c.arm_b),
@@ -100,7 +101,7 @@ pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
                 "measure": g.source.describe(),
                 "tasks": g.comparison.tasks, "mean_a": g.comparison.mean_a, "mean_b": g.comparison.mean_b,
                 "difference": {"estimate": g.comparison.difference, "low": g.comparison.low, "high": g.comparison.high},
-                "sign_flip": {"p_value": g.comparison.p_value, "exact": g.comparison.exact},
+                "sign_flip": {"p_value": g.comparison.p_value, "p_adjusted": g.p_adjusted, "exact": g.comparison.exact},
                 "detectable": g.comparison.minimum_detectable,
                 "verdict": g.verdict.sentence(&c.arm_a, &c.arm_b),
             })),
@@ -127,6 +128,9 @@ pub fn experiments_json(analysis: &RunAnalysis) -> serde_json::Value {
                     "intercept": f.intercept, "slope": f.slope, "small_n": f.small_n,
                     "accuracy_at_small_n": f.accuracy_at_small_n,
                     "n_at_90_percent": f.n_at_90_percent, "n_at_50_percent": f.n_at_50_percent,
+                    "n_at_90_percent_interval": c.n_at_90_interval.map(|(low, high)| json!({
+                        "low": low, "high": high.is_finite().then_some(high),
+                    })),
                 })),
             })
         })

@@ -12,6 +12,10 @@ use crate::score::Interval;
 
 /// A proportion with its interval: `61.4% [46.6, 74.3]`.
 pub fn percent(interval: &Interval) -> String {
+    // Nothing judged: no rate, rather than "0.0% [0.0, 100.0]".
+    if interval.trials == 0 {
+        return "– (none judged)".into();
+    }
     format!(
         "{:.1}% [{:.1}, {:.1}]",
         interval.estimate * 100.0,
@@ -134,10 +138,19 @@ pub fn size_table(curves: &[SizeCurve]) -> Table {
     table
 }
 
+/// One end of an interval on a size: whole, or ∞.
+fn bound(n: f64) -> String {
+    if n.is_finite() {
+        format!("{n:.0}")
+    } else {
+        "∞".into()
+    }
+}
+
 /// The fitted sizes per series.
 pub fn fit_table(curves: &[SizeCurve]) -> Table {
     let mut table = Table {
-        caption: "Logistic fit of right picks in log N: the N where accuracy falls to 90% and to 50% of its value at the smallest N (extrapolated beyond the largest N measured when marked *)".into(),
+        caption: "Logistic fit of right picks in log N: the N where accuracy falls to 90% and to 50% of its value at the smallest N — relative to the fitted accuracy there, not to 100% (extrapolated beyond the largest N measured when marked *). N at 90% has a 95% interval from refitting on tasks resampled whole (∞: too many resamples never fall that far)".into(),
         header: ["series", "fit", "accuracy at smallest N", "N at 90%", "N at 50%"]
             .map(String::from)
             .to_vec(),
@@ -159,7 +172,12 @@ pub fn fit_table(curves: &[SizeCurve]) -> Table {
                     fit.accuracy_at_small_n * 100.0,
                     fit.small_n
                 ),
-                size(fit.n_at_90_percent),
+                match (fit.n_at_90_percent, curve.n_at_90_interval) {
+                    (Some(n), Some((low, high))) => {
+                        format!("{} [{}, {}]", size(Some(n)), bound(low), bound(high))
+                    }
+                    (n, _) => size(n),
+                },
                 size(fit.n_at_50_percent),
             ],
             None => vec![

@@ -44,8 +44,13 @@ pub struct SizePoint {
 #[derive(Debug, Clone)]
 pub struct SizeCurve {
     pub series: String,
+    /// Each size's accuracies, with intervals over tasks (a task's seeds averaged).
     pub points: Vec<SizePoint>,
+    /// The logistic fit to every trial.
     pub fit: Option<LogisticFit>,
+    /// The 95% interval on the fit's N at 90%, by resampling tasks (the high end infinite when
+    /// too many resamples never fall that far).
+    pub n_at_90_interval: Option<(f64, f64)>,
 }
 
 /// Accuracy by the gold tool's position in the list, in buckets.
@@ -154,33 +159,46 @@ pub fn size_curves(frame: &DataFrame) -> PolarsResult<Vec<SizeCurve>> {
         numbers(&table, "trials")?,
     );
     let (tokens, shown) = (floats(&table, "tokens")?, floats(&table, "shown")?);
+    let by_task = size_by_task::series_by_task(frame)?;
     let mut curves: Vec<SizeCurve> = Vec::new();
+    let mut fitted: Vec<Vec<(f64, u64, u64)>> = Vec::new();
     for i in 0..table.height() {
         let series = series_name(&backends[i], &variants[i], &exposures[i]);
+        let tasks = by_task.get(&(
+            backends[i].clone(),
+            variants[i].clone(),
+            exposures[i].clone(),
+        ));
         if curves.last().is_none_or(|c| c.series != series) {
             curves.push(SizeCurve {
                 series,
                 points: Vec::new(),
                 fit: None,
+                n_at_90_interval: tasks.and_then(|t| t.n_at_90_interval()),
             });
+            fitted.push(Vec::new());
         }
-        if let Some(curve) = curves.last_mut() {
+        let size = sizes[i] as u32;
+        let (pick, correct) = match tasks {
+            Some(tasks) => tasks.intervals_at(size),
+            None => (
+                wilson_interval(picks[i], trials[i]),
+                wilson_interval(corrects[i], trials[i]),
+            ),
+        };
+        if let (Some(curve), Some(points)) = (curves.last_mut(), fitted.last_mut()) {
             curve.points.push(SizePoint {
-                size: sizes[i] as u32,
-                pick: wilson_interval(picks[i], trials[i]),
-                correct: wilson_interval(corrects[i], trials[i]),
+                size,
+                pick,
+                correct,
                 mean_input_tokens: tokens[i],
                 mean_shown: shown[i],
             });
+            points.push((f64::from(size), picks[i], trials[i]));
         }
     }
-    for curve in &mut curves {
-        let points: Vec<(f64, u64, u64)> = curve
-            .points
-            .iter()
-            .map(|p| (f64::from(p.size), p.pick.successes, p.pick.trials))
-            .collect();
-        curve.fit = fit_logistic_in_log_n(&points);
+    for (curve, points) in curves.iter_mut().zip(&fitted) {
+        curve.fit = fit_logistic_in_log_n(points);
     }
     Ok(curves)
 }
@@ -349,6 +367,7 @@ mod ab;
 mod count_vs_tokens;
 mod exposure_split;
 mod pull;
+mod size_by_task;
 pub use ab::{ALPHA, AbComparison, GradedAb, Measure, ab_comparisons};
 pub use count_vs_tokens::{CountTokenEffect, count_vs_tokens};
 pub use exposure_split::{ExposureSplit, SplitRow, exposure_splits};

@@ -2,8 +2,10 @@
 //! B (the probability the model gave the right action, or the right-pick rate over its repeats;
 //! a task's repeats are averaged before it gets here, so tasks are the unit). Reported: the mean
 //! paired difference B − A with a paired bootstrap interval, a two-sided sign-flip permutation test
-//! on the per-task differences — exact (every one of the 2^n sign patterns) for up to 20 tasks,
-//! otherwise 20,000 seeded random patterns — and the smallest difference the comparison could
+//! on the per-task differences — exact (every one of the 2^n sign patterns) for up to 20 tasks, or
+//! for any number when the differences are rates over a few trials each (their sum's permutation
+//! distribution built by convolution), otherwise 20,000 seeded random patterns — and the smallest
+//! difference the comparison could
 //! detect with 80% power at this spread of differences.
 //!
 //! The sign-flip test, not Wilcoxon's signed-rank test, because the differences are bounded and
@@ -115,6 +117,9 @@ pub fn sign_flip_p_value(differences: &[f64], seed: u64) -> (f64, bool) {
             .count();
         return (count as f64 / patterns as f64, true);
     }
+    if let Some(p) = lattice_p_value(&moving) {
+        return (p, true);
+    }
     let mut rng = SplitMix64::new(seed);
     let count = (0..MONTE_CARLO_PATTERNS)
         .filter(|_| {
@@ -130,6 +135,68 @@ pub fn sign_flip_p_value(differences: &[f64], seed: u64) -> (f64, bool) {
         (count + 1) as f64 / (MONTE_CARLO_PATTERNS + 1) as f64,
         false,
     )
+}
+
+/// Denominators a rate of right picks over a task's trials can have and still be placed exactly
+/// on a lattice (any count of trials up to 12, and their common multiples).
+const LATTICE: f64 = 27_720.0;
+/// The widest lattice the exact distribution is summed over (sum of |differences| in lattice
+/// steps, after dividing out their common factor).
+const LATTICE_SPAN: i64 = 400_000;
+
+/// The exact sign-flip p-value when every difference is a multiple of one step (rates over a few
+/// trials, as a task's repeats, sizes and seeds give): the permutation distribution of the sum,
+/// built by convolution over the tasks, every one of the 2^n patterns counted without listing
+/// them. `None` off the lattice or when it is too wide.
+fn lattice_p_value(moving: &[f64]) -> Option<f64> {
+    let mut steps = Vec::with_capacity(moving.len());
+    for d in moving {
+        let scaled = d * LATTICE;
+        if (scaled - scaled.round()).abs() > 1e-6 {
+            return None;
+        }
+        steps.push((scaled.round() as i64).abs());
+    }
+    let gcd = |mut a: i64, mut b: i64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let common = steps.iter().fold(0, |g, s| gcd(g, *s)).max(1);
+    let steps: Vec<i64> = steps.iter().map(|s| s / common).collect();
+    let span: i64 = steps.iter().sum();
+    if span > LATTICE_SPAN {
+        return None;
+    }
+    let observed: i64 = moving
+        .iter()
+        .map(|d| ((d * LATTICE).round() as i64) / common)
+        .sum::<i64>()
+        .abs();
+    // Probabilities of each sum from −span to +span, as the tasks are added one by one.
+    let width = (2 * span + 1) as usize;
+    let mut probability = vec![0.0f64; width];
+    probability[span as usize] = 1.0;
+    let mut reach: i64 = 0;
+    for step in &steps {
+        let mut next = vec![0.0f64; width];
+        for sum in -reach..=reach {
+            let p = probability[(sum + span) as usize];
+            if p == 0.0 {
+                continue;
+            }
+            next[(sum + step + span) as usize] += p / 2.0;
+            next[(sum - step + span) as usize] += p / 2.0;
+        }
+        probability = next;
+        reach += step;
+    }
+    let p: f64 = (-span..=span)
+        .filter(|sum| sum.abs() >= observed)
+        .map(|sum| probability[(sum + span) as usize])
+        .sum();
+    Some(p.min(1.0))
 }
 
 /// The smallest mean difference a one-sample t test on these differences detects with `power` at
@@ -189,9 +256,10 @@ mod tests {
 
     #[test]
     fn the_sampled_test_agrees_with_the_exact_one() {
-        // 21 differences: sampled (above the exact limit), and small enough to count by brute force.
+        // 21 differences off any lattice of rates: sampled (above the exact limit), and small
+        // enough to count by brute force.
         let differences: Vec<f64> = (0..21)
-            .map(|i| ((i * 37 % 11) as f64 - 4.5) / 20.0)
+            .map(|i| ((i * 37 % 11) as f64 - 4.5) / 20.0 + 0.001 * 2f64.sqrt())
             .collect();
         let (sampled, exact) = sign_flip_p_value(&differences, 3);
         assert!(!exact);
@@ -308,5 +376,23 @@ mod tests {
             .values()
             .filter_map(|[a, b]| Some(f64::from(u8::from((*b)?)) - f64::from(u8::from((*a)?))))
             .collect()
+    }
+
+    #[test]
+    fn rates_on_a_lattice_get_the_exact_p_value() {
+        // 30 tasks all one way by a whole pick, and one back: P(|S| >= 29) over 2^31 patterns
+        // = 2 * (1 + 31) / 2^31 by counting the patterns with at most one minus sign.
+        let mut differences = vec![1.0; 30];
+        differences.push(-1.0);
+        let (p, exact) = sign_flip_p_value(&differences, 1);
+        assert!(exact);
+        assert_close(p, 2.0 * 32.0 / 2f64.powi(31), 1e-15);
+        // Quarters (four trials per task) sit on the lattice too; the tail is exact, not drawn.
+        let quarters: Vec<f64> = (0..25).map(|i| [0.25, 0.5, 0.75, -0.25][i % 4]).collect();
+        let (p, exact) = sign_flip_p_value(&quarters, 1);
+        assert!(exact && p > 0.0 && p < 0.05, "{p}");
+        // Probabilities are not on the lattice: sampled, as before.
+        let real: Vec<f64> = (0..25).map(|i| 0.1 + f64::from(i) * 0.013_7).collect();
+        assert!(!sign_flip_p_value(&real, 1).1);
     }
 }

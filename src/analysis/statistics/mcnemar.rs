@@ -1,7 +1,12 @@
 //! The exact McNemar test on the discordant pairs of a paired comparison: a two-sided binomial
-//! test whose tail comes from `statrs`, accurate for hundreds of thousands of pairs.
+//! test whose tail is summed in exact integer arithmetic up to 120 pairs (so a p-value that is
+//! exactly alpha is exactly alpha, and `p < alpha` is decided right) and comes from `statrs` above
+//! that, accurate for hundreds of thousands of pairs.
 
 use statrs::distribution::{Binomial, DiscreteCDF};
+
+/// Pairs up to which the tail is summed exactly.
+const EXACT_UP_TO: u64 = 120;
 
 /// Two-sided exact McNemar test on the discordant pairs: b = pairs where only A succeeded, c = only B.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,6 +45,16 @@ pub fn mcnemar_exact(only_a: u64, only_b: u64) -> McNemar {
 /// `P(X <= k)` for `X ~ Binomial(n, 1/2)`, with `k <= n`, from `statrs` (the regularised
 /// incomplete beta function, which stays accurate for hundreds of thousands of pairs).
 fn binomial_half_lower_tail(n: u64, k: u64) -> f64 {
+    if n <= EXACT_UP_TO {
+        // Every C(n, i) for i <= n / 2 and its product with n - i fit in a u128 at n <= 120; the
+        // one division by a power of two below rounds once, so the result is correctly rounded.
+        let (mut coefficient, mut sum) = (1u128, 1u128);
+        for i in 0..k.min(n) {
+            coefficient = coefficient * u128::from(n - i) / u128::from(i + 1);
+            sum += coefficient;
+        }
+        return sum as f64 / 2f64.powi(n as i32);
+    }
     match Binomial::new(0.5, n) {
         Ok(binomial) => binomial.cdf(k.min(n)).min(1.0),
         Err(_) => 1.0,
@@ -58,6 +73,21 @@ mod tests {
         assert_close(test.p_value, 0.038_574_218_75, 1e-12);
         assert_eq!((test.only_a, test.only_b), (2, 10));
         assert_eq!(mcnemar_exact(10, 2).p_value, test.p_value);
+    }
+
+    #[test]
+    fn a_p_value_at_alpha_is_exactly_alpha() {
+        // 2 * (1 + 16 + 120 + 560) / 2^16 = 697 / 32768.
+        assert_eq!(mcnemar_exact(3, 13).p_value, 697.0 / 32768.0);
+        let at = mcnemar_exact(13, 3).p_value;
+        assert_eq!(at.partial_cmp(&(697.0 / 32768.0)), Some(std::cmp::Ordering::Equal));
+        // The exact sums agree with statrs' incomplete beta function.
+        for (a, b) in [(30, 90), (45, 75), (50, 70), (3, 13)] {
+            let exact = mcnemar_exact(a, b).p_value;
+            let n = a + b;
+            let from_statrs = 2.0 * Binomial::new(0.5, n).unwrap().cdf(a.min(b));
+            assert_close(exact, from_statrs.min(1.0), 1e-10 * exact);
+        }
     }
 
     #[test]

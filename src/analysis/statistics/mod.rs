@@ -14,33 +14,46 @@
 //! documented degenerate value, never NaN.
 //!
 //! One file per method: `mcnemar`, `bootstrap` (drawing from the seeded generator in `splitmix`),
-//! `logistic_fit`, `two_factor_fit`, `repeats`, `sample_size` (with the normal quantile it needs),
-//! `graded` (a paired comparison of per-task probabilities) and `verdict`, which words an A/B outcome.
+//! `task_picks` (right picks compared with the task as the unit: exact McNemar and Newcombe's
+//! interval, or the sign-flip test), `exact_power` (the exact McNemar test's power, detectable
+//! difference and tasks needed), `multiplicity` (Holm and Benjamini–Hochberg adjustment),
+//! `logistic_fit`, `two_factor_fit`, `repeats`, `sample_size` (Connor's approximation and the
+//! normal quantile), `graded` (a paired comparison of per-task probabilities) and `verdict`, which
+//! words an A/B outcome.
 
 mod bootstrap;
+mod exact_power;
 mod graded;
 mod logistic_fit;
 mod mcnemar;
+mod multiplicity;
 mod repeats;
 mod sample_size;
 mod splitmix;
+mod task_picks;
 mod two_factor_fit;
 mod verdict;
 
 pub use bootstrap::{PairedDifference, bootstrap_mean_difference, paired_bootstrap};
+pub use exact_power::{exact_detectable_difference, exact_tasks_needed, mcnemar_power};
 pub use graded::{
     GradedComparison, graded_comparison, minimum_detectable_difference, sign_flip_p_value,
 };
 pub use logistic_fit::{LogisticFit, fit_logistic_in_log_n};
 pub use mcnemar::{McNemar, mcnemar_exact};
+pub use multiplicity::{Adjustment, adjust};
 pub use repeats::{RepeatAgreement, repeat_agreement};
 pub use sample_size::{normal_quantile, paired_detectable_difference, paired_sample_size};
+pub use splitmix::SplitMix64;
+pub use task_picks::{
+    IntervalMethod, PicksTest, TaskPicks, newcombe_paired, task_picks, task_rate,
+};
 pub use two_factor_fit::{TwoFactorFit, fit_count_and_tokens};
-pub use verdict::{AbVerdict, ab_verdict, graded_verdict};
+pub use verdict::{AbVerdict, graded_verdict, paired_verdict};
 
 /// Reference checks shared by the method files' tests.
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     pub fn assert_close(actual: f64, expected: f64, tolerance: f64) {
         assert!(
             (actual - expected).abs() <= tolerance,

@@ -1,7 +1,8 @@
-//! The A/B verdict: which arm, if either, won — by McNemar's test on the picks, or by the sign-flip
-//! test on a graded measure — and the verdict as words a report prints.
+//! The A/B verdict: which arm, if either, won — by a paired test's (adjusted) p-value and the
+//! direction of the difference, on the picks or on a graded measure — and the verdict as words a
+//! report prints.
 
-use super::{GradedComparison, McNemar, PairedDifference};
+use super::GradedComparison;
 
 /// The outcome of an A/B comparison, in words a report can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,24 +17,14 @@ pub enum AbVerdict {
     NoPairs,
 }
 
-/// Decides an A/B comparison: a winner only when the McNemar p-value is below `alpha`, the winner
-/// being the arm with more discordant wins. `difference` is the result of [`paired_bootstrap`];
-/// `None` there means there were no pairs to compare.
-///
-/// [`paired_bootstrap`]: super::paired_bootstrap
-pub fn ab_verdict(
-    mcnemar: &McNemar,
-    difference: &Option<PairedDifference>,
-    alpha: f64,
-) -> AbVerdict {
-    if difference.is_none() {
-        return AbVerdict::NoPairs;
-    }
-    if mcnemar.p_value < alpha {
-        if mcnemar.only_b > mcnemar.only_a {
+/// Decides a paired comparison: a winner only when `p_value` (adjusted where the comparison is one
+/// of a family) is below `alpha`, the winner being the arm the difference B − A favours.
+pub fn paired_verdict(p_value: f64, difference: f64, alpha: f64) -> AbVerdict {
+    if p_value < alpha {
+        if difference > 0.0 {
             return AbVerdict::BBetter;
         }
-        if mcnemar.only_a > mcnemar.only_b {
+        if difference < 0.0 {
             return AbVerdict::ABetter;
         }
     }
@@ -79,30 +70,21 @@ mod tests {
 
     #[test]
     fn verdict_needs_significance_and_direction() {
-        let some_pairs = Some(PairedDifference {
-            difference: 0.1,
-            low: 0.02,
-            high: 0.18,
-        });
+        let p = mcnemar_exact(2, 10).p_value;
+        assert_eq!(paired_verdict(p, 8.0 / 15.0, 0.05), AbVerdict::BBetter);
+        assert_eq!(paired_verdict(p, -8.0 / 15.0, 0.05), AbVerdict::ABetter);
         assert_eq!(
-            ab_verdict(&mcnemar_exact(2, 10), &some_pairs, 0.05),
-            AbVerdict::BBetter
-        );
-        assert_eq!(
-            ab_verdict(&mcnemar_exact(10, 2), &some_pairs, 0.05),
-            AbVerdict::ABetter
-        );
-        assert_eq!(
-            ab_verdict(&mcnemar_exact(2, 10), &some_pairs, 0.01),
+            paired_verdict(p, 8.0 / 15.0, 0.01),
             AbVerdict::NoDetectableDifference
         );
         assert_eq!(
-            ab_verdict(&mcnemar_exact(0, 0), &some_pairs, 0.05),
+            paired_verdict(mcnemar_exact(0, 0).p_value, 0.0, 0.05),
             AbVerdict::NoDetectableDifference
         );
+        // A p-value exactly at alpha is not below it.
         assert_eq!(
-            ab_verdict(&mcnemar_exact(0, 0), &None, 0.05),
-            AbVerdict::NoPairs
+            paired_verdict(697.0 / 32768.0, 0.5, 697.0 / 32768.0),
+            AbVerdict::NoDetectableDifference
         );
     }
 

@@ -1,23 +1,31 @@
 //! Two runs compared trial by trial, for a regression gate (`mcpick compare BASE NEW`): trials pair
 //! by suite, task, backend, repeat, sweep seed and size — not by the toolset's content or the
 //! variant's name, which is what differs between yesterday's descriptions and today's — and runs
-//! whose tasks differ are refused. Per backend: both rates of right picks, the paired difference
-//! with its bootstrap interval, McNemar's test, the graded measure's paired comparison where the
-//! runs carry one (`graded_measure`), and whether NEW fails the gate (significantly worse at
-//! `alpha` — on the graded measure when there is one, else on the picks — or below a minimum
-//! rate). Pure: the trials come in, the comparison goes out.
+//! whose tasks differ are refused. The pairs are then grouped by task, the unit of every statistic
+//! (`gate`): per backend, both rates of right picks over tasks, the paired difference with its
+//! interval and test (`task_picks`), the error rates compared the same way, the graded measure's
+//! paired comparison where the runs carry one (`graded_measure`), and whether NEW fails the gate.
+//! Pure: the trials come in, the comparison goes out.
+
+mod gate;
 
 use super::graded_measure::{GradedSource, unit_means};
-use super::statistics::{
-    GradedComparison, McNemar, PairedDifference, graded_comparison, mcnemar_exact, paired_bootstrap,
-};
+use super::statistics::{GradedComparison, TaskPicks, graded_comparison};
 use crate::record::StoredTrial;
+use crate::settings::Adjustment;
+use gate::{TaskPair, decide, judge};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the gate holds NEW to.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GateSettings {
+    /// The one-sided level NEW's "worse" and "errs more" tests are held to.
     pub alpha: f64,
+    /// Non-inferiority: NEW fails unless the 95% interval on NEW − BASE lies above −margin (a
+    /// fraction: 0.05 = 5 points).
+    pub margin: Option<f64>,
+    /// How the backends' p-values are adjusted for each other.
+    pub adjustment: Adjustment,
     /// NEW's rate of right picks may not fall below this (a fraction), whatever BASE did.
     pub min_selection: Option<f64>,
     /// How many of BASE's pairs NEW may lack before the runs cannot be compared (0: none).
@@ -27,12 +35,17 @@ pub struct GateSettings {
 /// Why NEW failed the gate for a backend.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GateFailure {
-    /// McNemar's test below alpha, with BASE winning more of the discordant pairs (for a backend
-    /// without a graded measure).
+    /// The picks' one-sided test below alpha (adjusted), NEW lower (for a backend without a
+    /// graded measure).
     SignificantlyWorse,
-    /// The graded measure's sign-flip test below alpha, with NEW's mean lower: for a backend with
-    /// one, the graded measure decides, as in `ab`.
+    /// The graded measure's one-sided sign-flip test below alpha (adjusted), NEW's mean lower: for
+    /// a backend with one, the graded measure decides, as in `ab`.
     GradedWorse,
+    /// NEW's trials end in an error more often, by the same one-sided test on per-task error
+    /// rates.
+    MoreErrors,
+    /// `--margin` was given and NEW was not shown to be within it of BASE.
+    NotShownNonInferior,
     /// NEW's rate is below `--min-selection`.
     BelowMinimum,
 }
@@ -41,20 +54,26 @@ pub enum GateFailure {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BackendComparison {
     pub backend: String,
-    /// Pairs scored on both sides.
+    /// Trial pairs scored on both sides, and the tasks they fall in (the unit).
     pub pairs: usize,
+    pub tasks: usize,
     /// Pairs left out because one side ended in an error (no verdict to compare).
     pub errors: usize,
     /// BASE's trials NEW has no counterpart for (a NEW run that stopped early).
     pub missing_in_new: usize,
     /// NEW's trials BASE has no counterpart for.
     pub only_in_new: usize,
+    /// Mean per-task rates of right picks.
     pub base_rate: f64,
     pub new_rate: f64,
-    /// NEW − BASE with its 95% paired bootstrap interval (`None` without pairs).
-    pub difference: Option<PairedDifference>,
-    /// `only_a`: pairs only BASE got right; `only_b`: only NEW.
-    pub mcnemar: McNemar,
+    /// Right picks per task, NEW (as B) against BASE (as A): the difference with its 95%
+    /// interval, the test (`only_a`: tasks BASE did better on; `only_b`: NEW). `None` without pairs.
+    pub picks: Option<TaskPicks>,
+    /// Error rates per task, NEW against BASE (`None` when neither side erred).
+    pub errors_test: Option<TaskPicks>,
+    /// The one-sided p-value that NEW is worse (on the measure that decides), raw and adjusted.
+    pub p_worse: f64,
+    pub p_worse_adjusted: f64,
     /// NEW against BASE on the graded measure, per task (`None` for a backend without one).
     pub graded: Option<(GradedSource, GradedComparison)>,
     pub failures: Vec<GateFailure>,
@@ -209,42 +228,44 @@ pub fn compare_runs(
             .collect(),
     };
     for backend in base_backends.intersection(&new_backends) {
-        let (mut a, mut b, mut errors, mut missing) = (Vec::new(), Vec::new(), 0, 0);
+        let (mut errors, mut missing) = (0, 0);
+        let mut tasks: BTreeMap<(String, String), TaskPair> = BTreeMap::new();
         let mut paired: Vec<(&Condition, &StoredTrial, &StoredTrial)> = Vec::new();
         for (condition, base_trial) in base.iter().filter(|(c, _)| &c.2 == backend) {
             let Some(new_trial) = new.get(condition) else {
                 missing += 1;
                 continue;
             };
+            let task = tasks
+                .entry((condition.0.clone(), condition.1.clone()))
+                .or_default();
+            task.paired += 1;
+            task.base_errors += u64::from(!base_trial.scored());
+            task.new_errors += u64::from(!new_trial.scored());
             if base_trial.scored() && new_trial.scored() {
-                a.push(base_trial.right_pick());
-                b.push(new_trial.right_pick());
+                task.scored += 1;
+                task.base_right += u64::from(base_trial.right_pick());
+                task.new_right += u64::from(new_trial.right_pick());
                 paired.push((condition, base_trial, new_trial));
             } else {
                 errors += 1;
             }
         }
-        let mut judged = judge(backend, &a, &b, errors, settings);
+        let tasks: Vec<TaskPair> = tasks.into_values().collect();
+        let mut judged = judge(backend, &tasks, errors);
         judged.missing_in_new = missing;
         judged.only_in_new = new
             .keys()
             .filter(|c| &c.2 == backend && !base.contains_key(*c))
             .count();
-        if let Some(graded) = graded(&paired, settings.alpha) {
-            judged
-                .failures
-                .retain(|f| *f != GateFailure::SignificantlyWorse);
-            if graded.1.p_value < settings.alpha && graded.1.difference < 0.0 {
-                judged.failures.insert(0, GateFailure::GradedWorse);
-            }
-            judged.graded = Some(graded);
-        }
+        judged.graded = graded(&paired, settings.alpha);
         comparison.backends.push(judged);
     }
+    decide(&mut comparison.backends, settings);
     Ok(comparison)
 }
 
-/// NEW against BASE on the graded measure, averaged per task over repeats.
+/// NEW against BASE on the graded measure, averaged per task over its repeats, sizes and seeds.
 fn graded(
     paired: &[(&Condition, &StoredTrial, &StoredTrial)],
     alpha: f64,
@@ -254,109 +275,13 @@ fn graded(
         .all(|(_, a, b)| a.actions.is_some() && b.actions.is_some());
     let max_repeat = paired.iter().map(|(c, _, _)| c.3).max().unwrap_or(0);
     let source = GradedSource::of(probabilities, max_repeat)?;
-    let (base, new) = unit_means(
-        paired
-            .iter()
-            .map(|((suite, task, _, _, seed, size), a, b)| {
-                (
-                    (suite, task, seed, size),
-                    source.value(a.p_right(), a.right_pick()),
-                    source.value(b.p_right(), b.right_pick()),
-                )
-            }),
-    );
+    let (base, new) = unit_means(paired.iter().map(|((suite, task, _, _, _, _), a, b)| {
+        (
+            (suite, task),
+            source.value(a.p_right(), a.right_pick()),
+            source.value(b.p_right(), b.right_pick()),
+        )
+    }));
     let comparison = graded_comparison(&base, &new, alpha, 10_000, 0x6d63_7069_636b)?;
     Some((source, comparison))
-}
-
-fn judge(
-    backend: &str,
-    base: &[bool],
-    new: &[bool],
-    errors: usize,
-    settings: GateSettings,
-) -> BackendComparison {
-    let rate = |side: &[bool]| {
-        if side.is_empty() {
-            0.0
-        } else {
-            side.iter().filter(|&&r| r).count() as f64 / side.len() as f64
-        }
-    };
-    let only = |x: &[bool], y: &[bool]| x.iter().zip(y).filter(|(x, y)| **x && !**y).count() as u64;
-    let mcnemar = mcnemar_exact(only(base, new), only(new, base));
-    // The interval's seed is fixed, so a gate gives the same answer on the same runs.
-    let difference = paired_bootstrap(base, new, 10_000, 0x6d63_7069_636b);
-    let mut failures = Vec::new();
-    if mcnemar.p_value < settings.alpha && mcnemar.only_a > mcnemar.only_b {
-        failures.push(GateFailure::SignificantlyWorse);
-    }
-    if settings
-        .min_selection
-        .is_some_and(|minimum| rate(new) < minimum)
-    {
-        failures.push(GateFailure::BelowMinimum);
-    }
-    BackendComparison {
-        backend: backend.to_string(),
-        pairs: base.len(),
-        errors,
-        missing_in_new: 0,
-        only_in_new: 0,
-        base_rate: rate(base),
-        new_rate: rate(new),
-        difference,
-        mcnemar,
-        graded: None,
-        failures,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn assert_close(actual: f64, expected: f64, tolerance: f64) {
-        assert!(
-            (actual - expected).abs() <= tolerance,
-            "{actual} is not {expected}"
-        );
-    }
-
-    const GATE: GateSettings = GateSettings {
-        alpha: 0.05,
-        min_selection: None,
-        allow_missing: 0,
-    };
-
-    #[test]
-    fn significantly_worse_fails_and_a_small_drop_does_not() {
-        // 12 pairs only BASE got right, 1 only NEW: McNemar p = 2·P(X≤1 | 13, ½) = 28/8192.
-        let base: Vec<bool> = (0..40).map(|i| i < 30).collect();
-        let new: Vec<bool> = (0..40).map(|i| i < 18 || i == 35).collect();
-        let judged = judge("bm25", &base, &new, 0, GATE);
-        assert_eq!((judged.mcnemar.only_a, judged.mcnemar.only_b), (12, 1));
-        assert_close(judged.mcnemar.p_value, 28.0 / 8192.0, 1e-12);
-        assert_eq!(judged.failures, vec![GateFailure::SignificantlyWorse]);
-        assert_close(judged.difference.unwrap().difference, -11.0 / 40.0, 1e-12);
-
-        // 3 against 1 is no evidence: the gate passes.
-        let new: Vec<bool> = (0..40).map(|i| i < 27 || i == 35).collect();
-        assert!(judge("bm25", &base, &new, 0, GATE).failures.is_empty());
-        // Better is never a failure, however significant.
-        assert!(judge("bm25", &new, &base, 0, GATE).failures.is_empty());
-    }
-
-    #[test]
-    fn a_floor_fails_a_run_that_is_not_worse_than_base() {
-        let same = vec![true, false, false, false];
-        let gate = GateSettings {
-            min_selection: Some(0.5),
-            ..GATE
-        };
-        assert_eq!(
-            judge("bm25", &same, &same, 0, gate).failures,
-            vec![GateFailure::BelowMinimum]
-        );
-    }
 }
