@@ -152,16 +152,16 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             alpha,
             power,
         } => {
-            match crate::analysis::statistics::paired_sample_size(
-                difference,
-                discordant,
-                alpha.alpha,
-                power,
+            use crate::analysis::statistics::{exact_tasks_needed, paired_sample_size};
+            let connor = paired_sample_size(difference, discordant, alpha.alpha, power);
+            match (
+                exact_tasks_needed(difference, discordant, alpha.alpha, power),
+                connor,
             ) {
-                Some(tasks) => {
+                (Some(tasks), Some(connor)) => {
                     writeln!(
                         out,
-                        "{tasks} paired tasks detect a difference of {:.1} percentage points with {:.0}% power at alpha {alpha} when {:.1}% of pairs disagree",
+                        "{tasks} paired tasks detect a difference of {:.1} percentage points with {:.0}% power at alpha {alpha} when {:.1}% of tasks disagree, by the exact McNemar test an A/B test runs ({connor} by Connor's normal approximation, which overstates the exact test's power)",
                         difference.abs() * 100.0,
                         power * 100.0,
                         discordant * 100.0,
@@ -169,7 +169,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                     )?;
                     Ok(ExitStatus::Success)
                 }
-                None => {
+                _ => {
                     writeln!(
                         out,
                         "mcpick power: no sample size for these values: the difference must be non-zero and at most the discordant share (both fractions in 0..1), alpha and power in 0..1"

@@ -84,8 +84,27 @@ fn the_gate_passes_holds_and_fails_as_the_runs_say() {
     assert_eq!(floor.status.code(), Some(1), "{}", text(&floor));
     assert!(row(&text(&floor), "bm25").contains("below --min-selection 99.0%"));
     assert!(row(&text(&floor), "oracle").contains("| pass |"));
+    // Non-inferiority: the same run is within 10 points of itself on 53 tasks, but the oracle's
+    // (53 of 53 right both times: Newcombe's interval on its zero difference is ±6.8 pp) is not
+    // shown within 5.
+    let margin =
+        |points: &str| mcpick(&["compare", &arg("base"), &arg("base"), "--margin", points]);
+    assert_eq!(
+        margin("10").status.code(),
+        Some(0),
+        "{}",
+        text(&margin("10"))
+    );
+    let narrow = margin("5");
+    assert_eq!(narrow.status.code(), Some(1), "{}", text(&narrow));
+    assert!(
+        row(&text(&narrow), "oracle").contains("FAIL: not shown within 5.0 pp of BASE (--margin)"),
+        "{}",
+        text(&narrow)
+    );
 
-    // NEW made worse: 15 of bm25's right picks turned wrong. McNemar: 15 to 0, p = 2^-14.
+    // NEW made worse: 15 of bm25's right picks turned wrong. McNemar: 15 to 0, p = 2^-14 two-sided,
+    // 2^-15 one-sided; Holm over the two backends doubles it back to 2^-14.
     std::fs::create_dir_all(folder("worse")).unwrap();
     let mut flipped = 0;
     let lines: Vec<String> = std::fs::read_to_string(folder("base/trials.jsonl"))
@@ -107,10 +126,14 @@ fn the_gate_passes_holds_and_fails_as_the_runs_say() {
     let report = text(&worse);
     assert_eq!(worse.status.code(), Some(1), "{report}");
     assert!(
-        row(&report, "bm25").contains("FAIL: worse (15 pairs only BASE got right, 0 only NEW"),
+        row(&report, "bm25").contains("FAIL: worse (p = 0.0001 < 0.05 one-sided, adjusted)"),
         "{report}"
     );
-    assert!(row(&report, "bm25").contains("| 0.0001 |"), "{report}");
+    assert!(row(&report, "bm25").contains("15 / 0 tasks"), "{report}");
+    assert!(
+        row(&report, "bm25").contains("| 0.0000; 0.0001 |"),
+        "{report}"
+    );
     assert!(row(&report, "oracle").contains("| pass |"), "{report}");
     // Looser than the evidence: still failed. Stricter than it: passes.
     let strict = mcpick(&["compare", &arg("base"), &arg("worse"), "--alpha", "0.00001"]);

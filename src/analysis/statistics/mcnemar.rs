@@ -80,7 +80,10 @@ mod tests {
         // 2 * (1 + 16 + 120 + 560) / 2^16 = 697 / 32768.
         assert_eq!(mcnemar_exact(3, 13).p_value, 697.0 / 32768.0);
         let at = mcnemar_exact(13, 3).p_value;
-        assert_eq!(at.partial_cmp(&(697.0 / 32768.0)), Some(std::cmp::Ordering::Equal));
+        assert_eq!(
+            at.partial_cmp(&(697.0 / 32768.0)),
+            Some(std::cmp::Ordering::Equal)
+        );
         // The exact sums agree with statrs' incomplete beta function.
         for (a, b) in [(30, 90), (45, 75), (50, 70), (3, 13)] {
             let exact = mcnemar_exact(a, b).p_value;
