@@ -12,6 +12,7 @@
 //! step; every trial is in a run folder, so a killed `improve` resumes where it stopped.
 
 mod judge;
+mod ledger;
 mod overlay;
 mod promotion;
 pub use promotion::promotion;

@@ -3,9 +3,11 @@
 //! the rules'), the screen (`screen_all`), the measured candidates (`measure`: each written as a
 //! variant file, run on the working part and judged against the round's baseline), the choice
 //! (`choose`: the best that raises the working part and steals from no neighbour); and at the end
-//! the confirmation on the held-out part (`confirm`). Each step is a function of its own; this
+//! the confirmation on the held-out part (`confirm`), told when its held-out tasks judged earlier
+//! improves of the suite (`ledger`). Each step is a function of its own; this
 //! file only strings them together and saves the account after each.
 
+use super::ledger::{self, ledger_path};
 use super::proposals::{journaled, propose, record_journal};
 use super::screen::screen_all;
 use super::targets::{Target, find_targets};
@@ -333,6 +335,23 @@ async fn confirm(
         start.label,
         split.held_out.len()
     ));
+    let ledger = ledger_path(None);
+    let mut entry = ledger::Verdict {
+        suite: start.suite.name.clone(),
+        source: settings.suite.display().to_string(),
+        held_out: split.held_out.clone(),
+        folder: std::path::absolute(&settings.out)
+            .unwrap_or_else(|_| settings.out.clone())
+            .display()
+            .to_string(),
+        seed: settings.seed,
+        adopted: false,
+        p_value: 1.0,
+    };
+    if let Some(warning) = ledger::earlier(&ledger, &entry).warning(split.held_out.len()) {
+        say(format!("note: {warning}"));
+        account.held_out_reuse = Some(warning);
+    }
     let arms = [start.label.clone(), name.clone()];
     let run = context
         .runs
@@ -347,6 +366,10 @@ async fn confirm(
         .partition(|t| t.variant.as_deref() == Some(start.label.as_str()));
     let judgement = judge(&a, &b, &start.label, &name)?;
     let adopted = judgement.verdict == AbVerdict::BBetter;
+    (entry.adopted, entry.p_value) = (adopted, judgement.p_value);
+    if let Err(e) = ledger::record(&ledger, &entry) {
+        say(format!("note: the held-out ledger was not written: {e}"));
+    }
     account.verdict = Some(judgement);
     account.adopted = Some(adopted);
     let header = format!(

@@ -8,7 +8,7 @@
 use super::judge::Judgement;
 use super::targets::Target;
 use super::wording::Candidate;
-use crate::analysis::statistics::AbVerdict;
+use crate::analysis::statistics::{AbVerdict, Adjustment, adjust};
 use crate::document::{Document, Item, Part, Section, Table};
 use crate::untrusted_text::shown;
 
@@ -61,6 +61,8 @@ pub struct Account {
     pub final_label: Option<String>,
     pub verdict: Option<Judgement>,
     pub adopted: Option<bool>,
+    /// When held-out tasks of this improve judged earlier improves of the suite: the warning.
+    pub held_out_reuse: Option<String>,
     pub seconds: f64,
 }
 
@@ -139,6 +141,9 @@ pub fn render(account: &Account) -> Document {
         account.held_out.len()
     );
     let mut verdict = vec![Part::Paragraph(format!("{}.", verdict_sentence(account)))];
+    if let Some(warning) = &account.held_out_reuse {
+        verdict.push(Part::Paragraph(format!("Note: {warning}.")));
+    }
     if let Some(reason) = &account.stopped {
         verdict.push(Part::Paragraph(format!("Rounds ended: {reason}.")));
     }
@@ -218,16 +223,41 @@ fn round_section(round: &Round) -> Section {
         .map(|(k, tried)| candidate_item(tried, round.chosen == Some(k)))
         .collect();
     parts.push(Part::Numbered(items));
-    if round.chosen.is_none() {
-        parts.push(Part::Paragraph(
+    match round.chosen {
+        None => parts.push(Part::Paragraph(
             "No candidate improved the working part without taking picks from a neighbour.".into(),
-        ));
+        )),
+        Some(chosen) => parts.extend(screening_note(round, chosen).map(Part::Paragraph)),
     }
     Section::new(
         "round",
         format!("Round {} (baseline `{}`)", round.number, round.baseline),
         parts,
     )
+}
+
+/// Choosing the best of several candidates on the working part is a search: the chosen one's
+/// working-part p-value, adjusted by Holm over every candidate measured, says how much of its lead
+/// the search alone could explain. The held-out comparison, run once, decides.
+fn screening_note(round: &Round, chosen: usize) -> Option<String> {
+    let measured: Vec<(usize, f64)> = round
+        .tried
+        .iter()
+        .enumerate()
+        .filter_map(|(k, t)| t.judgement.as_ref().map(|j| (k, j.p_value)))
+        .collect();
+    if measured.len() < 2 {
+        return None;
+    }
+    let p: Vec<f64> = measured.iter().map(|(_, p)| *p).collect();
+    let adjusted = adjust(&p, Adjustment::Holm);
+    let at = measured.iter().position(|(k, _)| *k == chosen)?;
+    Some(format!(
+        "{} candidates were measured on the working part: the chosen one's p = {:.4} there is {:.4} after Holm's adjustment over them. The working part chooses; only the held-out comparison decides.",
+        measured.len(),
+        p[at],
+        adjusted[at]
+    ))
 }
 
 /// One candidate: who proposed it, its text, why it was turned away or how it did.

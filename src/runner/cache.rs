@@ -9,6 +9,18 @@ use rusqlite::{Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// mcpick's cache folder: `$MCPICK_CACHE_DIR`, else `$XDG_CACHE_HOME/mcpick`, else
+/// `~/.cache/mcpick` (the response cache and `improve`'s held-out ledger live here).
+pub fn cache_folder() -> PathBuf {
+    std::env::var_os("MCPICK_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("mcpick")))
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("mcpick"))
+        })
+        .unwrap_or_else(|| PathBuf::from(".mcpick-cache"))
+}
+
 pub struct ResponseCache {
     pub path: PathBuf,
     connection: Mutex<Connection>,
@@ -42,16 +54,9 @@ impl ResponseCache {
         })
     }
 
-    /// The default location: `$MCPICK_CACHE_DIR`, else `$XDG_CACHE_HOME/mcpick`, else `~/.cache/mcpick`.
+    /// The default location: `responses.sqlite` in `cache_folder()`.
     pub fn default_path() -> PathBuf {
-        let dir = std::env::var_os("MCPICK_CACHE_DIR")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("mcpick")))
-            .or_else(|| {
-                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("mcpick"))
-            })
-            .unwrap_or_else(|| PathBuf::from(".mcpick-cache"));
-        dir.join("responses.sqlite")
+        cache_folder().join("responses.sqlite")
     }
 
     /// The content address of a request.

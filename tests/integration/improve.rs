@@ -165,12 +165,15 @@ fn command(dir: &Path, provider: &RewriterProvider, extra: &[&str]) -> Output {
         "--api-key-env",
         "MCPICK_TEST_KEY",
         "--no-progress",
-        "-o",
-        "improved",
     ];
+    if !extra.contains(&"-o") {
+        args.extend(["-o", "improved"]);
+    }
     args.extend_from_slice(extra);
     Command::new(env!("CARGO_BIN_EXE_mcpick"))
         .current_dir(dir)
+        // The held-out ledger lives in the cache folder: the workspace's own, not the user's.
+        .env("MCPICK_CACHE_DIR", dir.join(".cache"))
         .env("MCPICK_OFFLINE", "1")
         .env("MCPICK_TEST_KEY", "test-key-123")
         .env_remove("OPENAI_API_KEY")
@@ -247,7 +250,23 @@ fn a_rewrite_that_helps_only_the_working_tasks_is_not_adopted() {
     let variant = std::fs::read_to_string(dir.path().join("improved/variant.toml")).unwrap();
     assert!(variant.starts_with("# NOT ADOPTED"), "{variant}");
     assert!(dir.path().join("improved/report.html").is_file());
+    assert!(!improve.contains("already judged"), "{improve}");
     assert_held_out_never_shown(dir.path(), &provider);
+    // Trying again into another folder until something is adopted selects on held-out data: the
+    // second improve is told its held-out tasks judged the first.
+    let again = command(dir.path(), &provider, &["-o", "again"]);
+    let said = text(&again);
+    assert!(
+        said.contains(
+            "held-out tasks already judged 1 earlier improve(s) of this suite (0 adopted)"
+        ),
+        "{said}"
+    );
+    let improve = std::fs::read_to_string(dir.path().join("again/IMPROVE.md")).unwrap();
+    assert!(
+        improve.contains("already judged 1 earlier improve(s)"),
+        "{improve}"
+    );
 }
 
 #[test]

@@ -5,8 +5,8 @@
 //! on the per-task differences — exact (every one of the 2^n sign patterns) for up to 20 tasks, or
 //! for any number when the differences are rates over a few trials each (their sum's permutation
 //! distribution built by convolution), otherwise 20,000 seeded random patterns — and the smallest
-//! difference the comparison could
-//! detect with 80% power at this spread of differences.
+//! difference the sign-flip test detects with 80% power at this spread of differences, by
+//! simulating the test on the tasks resampled.
 //!
 //! The sign-flip test, not Wilcoxon's signed-rank test, because the differences are bounded and
 //! pile up at exactly 0 when most scores are near 0 or 1 (a model sure either way in both arms):
@@ -18,7 +18,6 @@
 
 use super::bootstrap::bootstrap_mean_difference;
 use super::splitmix::SplitMix64;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Per-task differences smaller than this are ties (0): the same prompt evaluated in another batch
 /// layout gets probabilities that differ in the last digits llama.cpp computes, which is noise, not
@@ -47,8 +46,9 @@ pub struct GradedComparison {
     pub p_value: f64,
     /// Whether every sign pattern was counted (else a seeded sample of them).
     pub exact: bool,
-    /// The smallest |B − A| detectable with 80% power at two-sided `alpha`, from the observed spread
-    /// of the differences (a one-sample t approximation); `None` with fewer than two tasks or no spread.
+    /// The smallest |B − A| the sign-flip test detects with 80% power at two-sided `alpha`,
+    /// simulated on the observed spread of the differences; `None` with fewer than two tasks or no
+    /// spread.
     pub minimum_detectable: Option<f64>,
 }
 
@@ -199,24 +199,78 @@ fn lattice_p_value(moving: &[f64]) -> Option<f64> {
     Some(p.min(1.0))
 }
 
-/// The smallest mean difference a one-sample t test on these differences detects with `power` at
-/// two-sided `alpha`: `(t(1 − alpha/2, n − 1) + t(power, n − 1)) · sd / sqrt(n)`. With every
-/// difference alike (sd 0, as in an A/A test of a deterministic model) the spread says nothing of
-/// what another comparison would show: `None`, as with fewer than two tasks.
+/// Resamples behind the simulated power of the sign-flip test, and sign patterns per resample.
+const POWER_RESAMPLES: usize = 250;
+const POWER_PATTERNS: usize = 250;
+
+/// The smallest mean difference the sign-flip test detects with `power` at two-sided `alpha`, by
+/// simulation: the observed per-task differences, centred on zero and shifted by a candidate
+/// difference, are resampled over the tasks (250 times, the same draws for every candidate), and
+/// each resample is put to the sign-flip test itself (250 random sign patterns each, the same for
+/// every candidate); the candidate is found by bisection. With every difference alike (as in an A/A
+/// test of a deterministic model) the spread says nothing of what another comparison would show:
+/// `None`, as with fewer than two tasks, or when no difference up to 1 reaches the power.
 pub fn minimum_detectable_difference(differences: &[f64], alpha: f64, power: f64) -> Option<f64> {
     let n = differences.len();
     if n < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
         return None;
     }
     let mean = differences.iter().sum::<f64>() / n as f64;
-    let variance = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    if variance <= 0.0 {
+    let centred: Vec<f64> = differences.iter().map(|d| d - mean).collect();
+    if centred.iter().all(|c| c.abs() < TIE_BELOW) {
         return None;
     }
-    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
-    let multiplier = t.inverse_cdf(1.0 - alpha / 2.0) + t.inverse_cdf(power);
-    let detectable = multiplier * variance.sqrt() / (n as f64).sqrt();
-    detectable.is_finite().then_some(detectable)
+    let mut rng = SplitMix64::new(0x0070_6f77_6572);
+    let draws: Vec<Vec<usize>> = (0..POWER_RESAMPLES)
+        .map(|_| (0..n).map(|_| rng.below(n as u64) as usize).collect())
+        .collect();
+    // Sign patterns as bits, one u64 word per 64 tasks.
+    let words = n.div_ceil(64);
+    let patterns: Vec<Vec<u64>> = (0..POWER_PATTERNS)
+        .map(|_| (0..words).map(|_| rng.next_u64()).collect())
+        .collect();
+    let power_at = |shift: f64| {
+        let rejected = draws
+            .iter()
+            .filter(|draw| {
+                let sample: Vec<f64> = draw.iter().map(|&i| centred[i] + shift).collect();
+                let observed = sample.iter().sum::<f64>().abs();
+                let tolerance = 1e-9 * sample.iter().map(|x| x.abs()).sum::<f64>().max(1.0);
+                let extreme = patterns
+                    .iter()
+                    .filter(|pattern| {
+                        let sum: f64 = sample
+                            .iter()
+                            .enumerate()
+                            .map(|(i, x)| {
+                                if pattern[i / 64] >> (i % 64) & 1 == 1 {
+                                    -x
+                                } else {
+                                    *x
+                                }
+                            })
+                            .sum();
+                        sum.abs() >= observed - tolerance
+                    })
+                    .count();
+                ((extreme + 1) as f64 / (POWER_PATTERNS + 1) as f64) < alpha
+            })
+            .count();
+        rejected as f64 / POWER_RESAMPLES as f64
+    };
+    if power_at(1.0) < power {
+        return None;
+    }
+    let (mut low, mut high) = (0.0, 1.0);
+    for _ in 0..14 {
+        let middle = (low + high) / 2.0;
+        if power_at(middle) >= power {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Some(high)
 }
 
 #[cfg(test)]
@@ -284,20 +338,29 @@ mod tests {
     }
 
     #[test]
-    fn the_minimum_detectable_difference_follows_the_t_quantiles() {
-        // n = 16: (t(0.975, 15) + t(0.8, 15)) * sd / 4, the quantiles by integrating Student's
-        // density with mpmath (30 digits): 2.131449545560 and 0.866244973195.
+    fn the_detectable_difference_has_its_power_by_the_test_run() {
+        // 16 spread differences (no two patterns tie): at the difference the simulation gives, the
+        // full sign-flip test on tasks drawn afresh rejects about 80% of the time.
         let differences: Vec<f64> = (0..16)
-            .map(|i| if i % 2 == 0 { 0.2 } else { -0.2 })
+            .map(|i| ((i * 37 % 11) as f64 - 5.0) / 25.0 + 0.001 * 2f64.sqrt())
             .collect();
-        let sd = (differences.iter().map(|d| d * d).sum::<f64>() / 15.0).sqrt();
-        let expected = (2.131_449_545_560 + 0.866_244_973_195) * sd / 4.0;
-        assert_close(
-            minimum_detectable_difference(&differences, 0.05, 0.8).unwrap(),
-            expected,
-            1e-9,
-        );
+        let detectable = minimum_detectable_difference(&differences, 0.05, 0.8).unwrap();
+        assert!((0.05..0.40).contains(&detectable), "{detectable}");
+        let mut rng = SplitMix64::new(11);
+        let trials = 400;
+        let rejected = (0..trials)
+            .filter(|k| {
+                let mean = differences.iter().sum::<f64>() / 16.0;
+                let sample: Vec<f64> = (0..16)
+                    .map(|_| differences[rng.below(16) as usize] - mean + detectable)
+                    .collect();
+                sign_flip_p_value(&sample, *k as u64).0 < 0.05
+            })
+            .count();
+        let share = rejected as f64 / trials as f64;
+        assert!((0.72..0.88).contains(&share), "{detectable}: {share}");
         assert_eq!(minimum_detectable_difference(&[0.1], 0.05, 0.8), None);
+        assert_eq!(minimum_detectable_difference(&[0.3; 8], 0.05, 0.8), None);
     }
 
     /// The placebo check: recorded per-task differences given random signs are A/A comparisons by
