@@ -6,8 +6,12 @@
 //! verdict are pure functions (`statistics`), and two runs
 //! compared trial by trial for a regression gate (`run_comparison`); both compare a graded
 //! measure beside the picks (`graded_measure`).
+//! The task is the unit throughout: a task's repeats, sizes and seeds become one rate before any
+//! interval or test, and a report's comparisons are adjusted for each other (`Adjustment`); an A/B
+//! run with nothing to compare says so (`cannot_say`).
 //! Everything comes in as arguments — the records, the arms the manifest names, the lint findings
-//! on the toolsets used; nothing here reads or writes a file. Rendering belongs to `report`.
+//! on the toolsets used, the adjustment; nothing here reads or writes a file. Rendering belongs to
+//! `report`.
 
 pub mod experiments;
 pub mod graded_measure;

@@ -169,6 +169,15 @@ pub enum OutputFormat {
     Json,
 }
 
+/// `--adjust`: how a report's comparisons are adjusted for each other.
+#[derive(Debug, Clone, Args)]
+pub struct AdjustFlag {
+    /// How the p-values of the comparisons one report prints are adjusted for each other before a
+    /// verdict is drawn: Holm's method, Benjamini–Hochberg's, or none.
+    #[arg(long, value_name = "none|holm|bh", default_value = "holm")]
+    pub adjust: crate::settings::Adjustment,
+}
+
 /// `--alpha`: a test's significance level.
 #[derive(Debug, Clone, Args)]
 pub struct AlphaFlag {

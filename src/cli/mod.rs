@@ -10,9 +10,9 @@ mod values;
 mod writer_options;
 
 pub use flags::{
-    AlphaFlag, BackendsFlag, BudgetFlag, EraChoice, FormatFlag, HostedFlags, LiveServerFlags,
-    ModelFlags, NameFlag, OutFlag, OutputFormat, ProfilesFlag, ProgressFlag, SeedFlag,
-    VariantsFlag,
+    AdjustFlag, AlphaFlag, BackendsFlag, BudgetFlag, EraChoice, FormatFlag, HostedFlags,
+    LiveServerFlags, ModelFlags, NameFlag, OutFlag, OutputFormat, ProfilesFlag, ProgressFlag,
+    SeedFlag, VariantsFlag,
 };
 pub use import_options::{ImportBfclOptions, ImportMetatoolOptions, ImportOptions};
 pub use run_options::{DistractorChoice, RunOptions};
@@ -121,10 +121,8 @@ pub enum Command {
         /// percentage points (the 95% interval on NEW − BASE lies above −PP).
         #[arg(long, value_name = "PP")]
         margin: Option<f64>,
-        /// How the backends' p-values are adjusted for each other: Holm's method, Benjamini–
-        /// Hochberg's, or none.
-        #[arg(long, value_name = "none|holm|bh", default_value = "holm")]
-        adjust: crate::settings::Adjustment,
+        #[command(flatten)]
+        adjust: AdjustFlag,
     },
     /// Rebuild a run's summaries, trials.csv, trials.parquet and report.html from its trials.jsonl alone.
     Report {

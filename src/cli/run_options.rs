@@ -2,8 +2,8 @@
 //! shared groups of `flags` it flattens. `commands::resolve` turns it into `settings::RunSettings`.
 
 use super::flags::{
-    BackendsFlag, BudgetFlag, HostedFlags, ModelFlags, OutFlag, ProfilesFlag, ProgressFlag,
-    SeedFlag, VariantsFlag,
+    AdjustFlag, BackendsFlag, BudgetFlag, HostedFlags, ModelFlags, OutFlag, ProfilesFlag,
+    ProgressFlag, SeedFlag, VariantsFlag,
 };
 use super::values::{parse_wait, parse_wait_or_none};
 use clap::ValueEnum;
@@ -61,10 +61,8 @@ pub struct RunOptions {
     /// Trials per task and condition; with more than one, reports give pass@k and consistency.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000))]
     pub repeats: u32,
-    /// How the p-values of the comparisons one report prints are adjusted for each other before a
-    /// verdict is drawn: Holm's method, Benjamini–Hochberg's, or none.
-    #[arg(long, value_name = "none|holm|bh", default_value = "holm")]
-    pub adjust: crate::analysis::statistics::Adjustment,
+    #[command(flatten)]
+    pub adjust: AdjustFlag,
     /// Toolsets (a file or directory) a sweep draws distractors from [default: every toolset in
     /// toolsets/ but the suite's own].
     #[arg(long, value_name = "DIR")]

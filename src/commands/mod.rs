@@ -140,7 +140,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             crate::analysis::run_comparison::GateSettings {
                 alpha: alpha.alpha,
                 margin: margin.map(|points| points / 100.0),
-                adjustment: adjust,
+                adjustment: adjust.adjust,
                 min_selection,
                 allow_missing,
             },

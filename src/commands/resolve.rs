@@ -72,7 +72,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
         exposures: options.exposures.clone(),
         seeds: options.seeds,
         repeats: options.repeats,
-        adjust: options.adjust,
+        adjust: options.adjust.adjust,
         pool: options.pool.clone(),
         config: options.profiles.config.clone(),
         backend,

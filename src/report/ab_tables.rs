@@ -67,13 +67,14 @@ pub fn ab_table(comparisons: &[AbComparison]) -> Table {
                 sentence
             }
         };
-        let picks_detectable = c.picks_detectable.map_or("–".into(), |d| {
-            let mut cell = format!("±{:.1} pp", d * 100.0);
-            if let Some(n) = c.tasks_needed {
-                cell.push_str(&format!("; the difference seen needs {n} tasks"));
-            }
-            cell
-        });
+        let mut picks_detectable = match (c.picks_detectable, c.picks.only_a + c.picks.only_b) {
+            (Some(d), _) => format!("±{:.1} pp", d * 100.0),
+            (None, 0) => "–".into(),
+            (None, _) => "none reaches 80% on these tasks".into(),
+        };
+        if let Some(n) = c.tasks_needed {
+            picks_detectable.push_str(&format!("; the difference seen needs {n} tasks"));
+        }
         table.rows.push(vec![
             c.backend.clone(),
             c.arm_a.clone(),

@@ -7,7 +7,8 @@
 //! strategy's misses come from is `exposure_split`'s, and the count-versus-tokens fit of a sweep
 //! with several description arms `count_vs_tokens`'s. The metric is
 //! the *pick*: the first call chose an acceptable tool, or nothing was called when nothing should
-//! be; `error` trials are left out of every figure (and of both sides of a pair).
+//! be; `error` trials are left out of every figure (and of both sides of a pair). A sweep's
+//! per-size intervals and its N at 90% are over tasks (`size_by_task`).
 
 use super::statistics::{LogisticFit, fit_logistic_in_log_n};
 use crate::score::{Interval, wilson_interval};

@@ -65,16 +65,24 @@ pub fn exact_detectable_difference(n: u64, psi: f64, alpha: f64, power: f64) -> 
     if mcnemar_power(n, psi, psi, alpha)? < power {
         return None;
     }
-    let (mut low, mut high) = (0.0, psi);
-    for _ in 0..50 {
+    Some(smallest_reaching(psi, 50, |delta| {
+        mcnemar_power(n, psi, delta, alpha).is_some_and(|p| p >= power)
+    }))
+}
+
+/// The smallest difference in (0, `high`] at which `reaches` holds, by `steps` bisections, for a
+/// power that grows with the difference (`reaches(high)` is known to hold).
+pub(super) fn smallest_reaching(high: f64, steps: u32, reaches: impl Fn(f64) -> bool) -> f64 {
+    let (mut low, mut high) = (0.0, high);
+    for _ in 0..steps {
         let middle = (low + high) / 2.0;
-        if mcnemar_power(n, psi, middle, alpha)? >= power {
+        if reaches(middle) {
             high = middle;
         } else {
             low = middle;
         }
     }
-    Some(high)
+    high
 }
 
 /// The tasks a difference `delta` at discordant share `psi` needs for `power` by the exact test:

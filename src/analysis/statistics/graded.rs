@@ -17,6 +17,7 @@
 //! ties (floating-point noise between two evaluations of one prompt).
 
 use super::bootstrap::bootstrap_mean_difference;
+use super::exact_power::smallest_reaching;
 use super::splitmix::SplitMix64;
 
 /// Per-task differences smaller than this are ties (0): the same prompt evaluated in another batch
@@ -261,16 +262,7 @@ pub fn minimum_detectable_difference(differences: &[f64], alpha: f64, power: f64
     if power_at(1.0) < power {
         return None;
     }
-    let (mut low, mut high) = (0.0, 1.0);
-    for _ in 0..14 {
-        let middle = (low + high) / 2.0;
-        if power_at(middle) >= power {
-            high = middle;
-        } else {
-            low = middle;
-        }
-    }
-    Some(high)
+    Some(smallest_reaching(1.0, 14, |shift| power_at(shift) >= power))
 }
 
 #[cfg(test)]
