@@ -39,7 +39,11 @@ pub fn mcnemar_power(n: u64, psi: f64, delta: f64, alpha: f64) -> Option<f64> {
     let discordant = Binomial::new(psi, n).ok()?;
     let q = ((psi + delta) / (2.0 * psi)).min(1.0);
     let mut power = 0.0;
-    for d in 1..=n {
+    // Beyond 12 standard deviations of the discordant count its probability is below 1e-30.
+    let (mean, spread) = (n as f64 * psi, (n as f64 * psi * (1.0 - psi)).sqrt());
+    let first = ((mean - 12.0 * spread).floor().max(1.0)) as u64;
+    let last = ((mean + 12.0 * spread).ceil() as u64).clamp(first, n);
+    for d in first..=last {
         let weight = discordant.pmf(d);
         if weight < 1e-16 {
             continue;
@@ -88,9 +92,13 @@ pub(super) fn smallest_reaching(high: f64, steps: u32, reaches: impl Fn(f64) -> 
 /// The tasks a difference `delta` at discordant share `psi` needs for `power` by the exact test:
 /// the first count, walking from Connor's estimate, at which the exact power reaches it. (The exact
 /// test's power saw-tooths in n, so a count a little above may dip below again.) `None` when no
-/// count up to a million tasks reaches it.
+/// count up to 100,000 tasks reaches it (past that, a report has nothing useful to say).
 pub fn exact_tasks_needed(delta: f64, psi: f64, alpha: f64, power: f64) -> Option<u64> {
-    let start = paired_sample_size(delta, psi, alpha, power)?.clamp(1, 1_000_000);
+    const MOST: u64 = 100_000;
+    let start = paired_sample_size(delta, psi, alpha, power)?.max(1);
+    if start > MOST {
+        return None;
+    }
     let reaches = |n: u64| mcnemar_power(n, psi, delta, alpha).is_some_and(|p| p >= power);
     let mut n = start;
     if reaches(n) {
@@ -104,7 +112,7 @@ pub fn exact_tasks_needed(delta: f64, psi: f64, alpha: f64, power: f64) -> Optio
     let mut step = (n / 50).max(1);
     while !reaches(n) {
         n = n.checked_add(step)?;
-        if n > 1_000_000 {
+        if n > MOST {
             return None;
         }
         step = (step * 2).min(n / 10 + 1);
