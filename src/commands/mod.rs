@@ -169,6 +169,17 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                     )?;
                     Ok(ExitStatus::Success)
                 }
+                (None, Some(connor)) => {
+                    writeln!(
+                        out,
+                        "more than 100,000 paired tasks: the exact McNemar test needs more to detect {:.1} percentage points with {:.0}% power at alpha {alpha} when {:.1}% of tasks disagree (Connor's approximation: {connor})",
+                        difference.abs() * 100.0,
+                        power * 100.0,
+                        discordant * 100.0,
+                        alpha = alpha.alpha
+                    )?;
+                    Ok(ExitStatus::Success)
+                }
                 _ => {
                     writeln!(
                         out,

@@ -4,7 +4,8 @@
 //! selects on held-out data — the held-out parts of different seeds overlap — so before a verdict
 //! the ledger is read and, when held-out tasks of this improve have judged earlier improves of the
 //! same suite, `IMPROVE.md` and the terminal say how many tasks and how many earlier verdicts. A
-//! folder's own verdict is recorded once (a resumed improve does not count itself). A line that
+//! verdict is one folder, seed and held-out set: recorded once (a resumed improve does not count
+//! itself), while a folder emptied and run again with another seed is another verdict. A line that
 //! does not read is skipped: the ledger warns, it never stops an improve.
 
 use crate::runner::cache_folder;
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Verdict {
     pub suite: String,
-    /// The suite's file, as given.
+    /// The suite's file, canonical where it can be (so `./x.toml` and `x.toml` are one suite).
     pub source: String,
     pub held_out: Vec<String>,
     /// The improve's folder, made absolute.
@@ -58,6 +59,13 @@ pub fn ledger_path(folder: Option<&Path>) -> PathBuf {
         .join("improve-ledger.jsonl")
 }
 
+impl Verdict {
+    /// Whether `other` is this very verdict (the same folder, seed and held-out set).
+    fn same_as(&self, other: &Verdict) -> bool {
+        self.folder == other.folder && self.seed == other.seed && self.held_out == other.held_out
+    }
+}
+
 fn read(path: &Path) -> Vec<Verdict> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -73,9 +81,7 @@ pub fn earlier(path: &Path, verdict: &Verdict) -> Reuse {
     let mut seen: BTreeSet<&String> = BTreeSet::new();
     let mut reuse = Reuse::default();
     for entry in &entries {
-        if entry.suite != verdict.suite
-            || entry.source != verdict.source
-            || entry.folder == verdict.folder
+        if entry.suite != verdict.suite || entry.source != verdict.source || entry.same_as(verdict)
         {
             continue;
         }
@@ -94,7 +100,7 @@ pub fn earlier(path: &Path, verdict: &Verdict) -> Reuse {
 /// Records `verdict` unless its folder's verdict is there already. An error is returned for the
 /// caller to mention; it never stops an improve.
 pub fn record(path: &Path, verdict: &Verdict) -> Result<(), String> {
-    if read(path).iter().any(|e| e.folder == verdict.folder) {
+    if read(path).iter().any(|e| e.same_as(verdict)) {
         return Ok(());
     }
     if let Some(parent) = path.parent() {
@@ -154,6 +160,12 @@ mod tests {
         record(&path, &second).unwrap();
         let third = verdict("/c", &["t3", "t9"], false);
         assert_eq!(earlier(&path, &third).verdicts, 2);
+        // The first folder emptied and run again with another seed: another verdict.
+        let reseeded = Verdict {
+            seed: 2,
+            ..verdict("/a", &["t1", "t5"], false)
+        };
+        assert_eq!(earlier(&path, &reseeded).verdicts, 1);
         // Another suite, or tasks not shared, are not reuse; a damaged line is skipped.
         std::fs::OpenOptions::new()
             .append(true)

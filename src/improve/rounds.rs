@@ -338,7 +338,10 @@ async fn confirm(
     let ledger = ledger_path(None);
     let mut entry = ledger::Verdict {
         suite: start.suite.name.clone(),
-        source: settings.suite.display().to_string(),
+        source: std::fs::canonicalize(&settings.suite)
+            .unwrap_or_else(|_| settings.suite.clone())
+            .display()
+            .to_string(),
         held_out: split.held_out.clone(),
         folder: std::path::absolute(&settings.out)
             .unwrap_or_else(|_| settings.out.clone())

@@ -50,7 +50,7 @@ fn adjusted(raw: f64, adjusted: f64, c: &AbComparison) -> String {
 /// measure.
 pub fn ab_table(comparisons: &[AbComparison]) -> Table {
     let mut table = Table {
-        caption: "Description A/B (paired), two measures side by side, the task the unit: a task's repeats, sizes and seeds are averaged into one rate per arm, so n counts tasks. Right picks: per arm with Wilson 95% intervals over tasks (a bootstrap over tasks when rates fall between 0 and 1); B − A with Newcombe's interval and McNemar's exact test on the discordant tasks (when rates fall between 0 and 1, a bootstrap interval and the sign-flip test on per-task differences). Graded: p(right pick), the probability the model gave an acceptable first action (the expected right-pick rate of the same model sampling at temperature 1), or a sampled backend's right picks over its repeats; averaged per task, B − A with a paired bootstrap interval, a sign-flip permutation test on the per-task differences. p: raw, then adjusted over every comparison in this table (Holm's method unless the run said --adjust); verdicts come from the adjusted p. Detectable: the smallest |B − A| each test finds with 80% power — right picks by the exact McNemar test's own power summed over every outcome, the graded measure by simulating the sign-flip test on the tasks resampled. The verdict comes from the graded measure when the backend gives one".into(),
+        caption: "Description A/B (paired), two measures side by side, the task the unit: a task's repeats, sizes and seeds are averaged into one rate per arm, so n counts tasks. Right picks: per arm with Wilson 95% intervals over tasks (a bootstrap over tasks when rates fall between 0 and 1); B − A with Newcombe's interval and McNemar's exact test on the discordant tasks (when rates fall between 0 and 1, a bootstrap interval and the sign-flip test on per-task differences). Graded: p(right pick), the probability the model gave an acceptable first action (the expected right-pick rate of the same model sampling at temperature 1), or a sampled backend's right picks over its repeats; averaged per task, B − A with a paired bootstrap interval, a sign-flip permutation test on the per-task differences. p: raw, then adjusted over the comparisons in this table — the right-picks rows as one family, the graded rows as another (Holm's method unless the run said --adjust); verdicts come from the adjusted p. Detectable: the smallest |B − A| each test finds with 80% power — right picks by the exact McNemar test's own power summed over every outcome, the graded measure by simulating the sign-flip test on the tasks resampled. The verdict comes from the graded measure when the backend gives one".into(),
         header: [
             "backend", "A", "B", "measure", "n", "A", "B", "B − A [95% CI]", "test", "p",
             "detectable (80% power)", "verdict",
@@ -69,8 +69,10 @@ pub fn ab_table(comparisons: &[AbComparison]) -> Table {
         };
         let mut picks_detectable = match (c.picks_detectable, c.picks.only_a + c.picks.only_b) {
             (Some(d), _) => format!("±{:.1} pp", d * 100.0),
-            (None, 0) => "–".into(),
-            (None, _) => "none reaches 80% on these tasks".into(),
+            (None, discordant) if discordant > 0 && c.picks.binary() => {
+                "none reaches 80% on these tasks".into()
+            }
+            (None, _) => "–".into(),
         };
         if let Some(n) = c.tasks_needed {
             picks_detectable.push_str(&format!("; the difference seen needs {n} tasks"));

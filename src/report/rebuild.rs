@@ -18,11 +18,6 @@ use crate::settings::Adjustment;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Rebuilds `trials.csv`, `trials.parquet`, `report.html`, `summary.md` and `summary.json` from the
-/// folder's records, and returns the summary as the terminal shows it (the table, its notes and the
-/// experiment sections). A line of `trials.jsonl` that is not one of the plan's trials (a crash can
-/// cut the last one short) is named and left out of every count, never fatal; a manifest that does
-/// not hold together is (`record::read_run`).
 /// A rebuilt report: the text the terminal shows, and why its A/B test cannot say anything for
 /// some backend (empty when it can, or when the run has no A/B test).
 pub struct Rebuilt {
@@ -30,13 +25,16 @@ pub struct Rebuilt {
     pub cannot_say: Vec<String>,
 }
 
-/// Rebuilds every output of the run in `folder`; returns the text the terminal shows.
+/// `rebuild_run`, for callers that want only the text.
 pub fn rebuild(folder: &Path) -> std::io::Result<String> {
     rebuild_run(folder).map(|rebuilt| rebuilt.text)
 }
 
-/// Rebuilds every output of the run in `folder`; returns the text and what the A/B test cannot
-/// say.
+/// Rebuilds `trials.csv`, `trials.parquet`, `report.html`, `summary.md` and `summary.json` from the
+/// folder's records, and returns the summary as the terminal shows it (the table, its notes and the
+/// experiment sections) with what its A/B test cannot say. A line of `trials.jsonl` that is not one
+/// of the plan's trials (a crash can cut the last one short) is named and left out of every count,
+/// never fatal; a manifest that does not hold together is (`record::read_run`).
 pub fn rebuild_run(folder: &Path) -> std::io::Result<Rebuilt> {
     let records = read_run(folder).map_err(std::io::Error::other)?;
     let planned = records.planned();

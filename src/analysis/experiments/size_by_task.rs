@@ -47,7 +47,7 @@ impl SeriesByTask {
     }
 
     /// The 95% interval on the size where the fitted accuracy falls to 90% of its value at the
-    /// smallest size, by resampling tasks; the high end is infinite when more than 2.5% of the
+    /// smallest size, by resampling tasks; the high end is infinite when 2.5% or more of the
     /// resamples never fall that far. `None` with fewer than two tasks.
     pub fn n_at_90_interval(&self) -> Option<(f64, f64)> {
         let tasks: Vec<&BTreeMap<u32, Counts>> = self.tasks.values().collect();

@@ -43,12 +43,22 @@ pub fn mcnemar_power(n: u64, psi: f64, delta: f64, alpha: f64) -> Option<f64> {
     let (mean, spread) = (n as f64 * psi, (n as f64 * psi * (1.0 - psi)).sqrt());
     let first = ((mean - 12.0 * spread).floor().max(1.0)) as u64;
     let last = ((mean + 12.0 * spread).ceil() as u64).clamp(first, n);
+    // The critical count grows by at most one from d to d + 1: found once by bisection, then
+    // walked, so each d costs one or two tail sums.
+    let mut critical = critical_count(first, alpha);
     for d in first..=last {
+        if d > first {
+            critical = match critical {
+                None => (mcnemar_exact(0, d).p_value < alpha).then_some(0),
+                Some(k) if mcnemar_exact(k + 1, d - k - 1).p_value < alpha => Some(k + 1),
+                same => same,
+            };
+        }
         let weight = discordant.pmf(d);
         if weight < 1e-16 {
             continue;
         }
-        let Some(k) = critical_count(d, alpha) else {
+        let Some(k) = critical else {
             continue;
         };
         let only_b = Binomial::new(q, d).ok()?;
@@ -133,6 +143,19 @@ pub fn exact_tasks_needed(delta: f64, psi: f64, alpha: f64, power: f64) -> Optio
 mod tests {
     use super::*;
     use crate::analysis::statistics::tests::assert_close;
+
+    #[test]
+    fn walking_the_critical_count_agrees_with_bisection() {
+        let mut critical = critical_count(1, 0.05);
+        for d in 2..400 {
+            critical = match critical {
+                None => (mcnemar_exact(0, d).p_value < 0.05).then_some(0),
+                Some(k) if mcnemar_exact(k + 1, d - k - 1).p_value < 0.05 => Some(k + 1),
+                same => same,
+            };
+            assert_eq!(critical, critical_count(d, 0.05), "{d}");
+        }
+    }
 
     #[test]
     fn the_critical_count_is_the_last_that_rejects() {

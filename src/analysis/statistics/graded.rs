@@ -144,6 +144,8 @@ const LATTICE: f64 = 27_720.0;
 /// The widest lattice the exact distribution is summed over (sum of |differences| in lattice
 /// steps, after dividing out their common factor).
 const LATTICE_SPAN: i64 = 400_000;
+/// The most tasks × span the convolution may cost (about a second at worst).
+const LATTICE_WORK: i64 = 200_000_000;
 
 /// The exact sign-flip p-value when every difference is a multiple of one step (rates over a few
 /// trials, as a task's repeats, sizes and seeds give): the permutation distribution of the sum,
@@ -153,7 +155,8 @@ fn lattice_p_value(moving: &[f64]) -> Option<f64> {
     let mut steps = Vec::with_capacity(moving.len());
     for d in moving {
         let scaled = d * LATTICE;
-        if (scaled - scaled.round()).abs() > 1e-6 {
+        // Written so that a NaN or infinite difference is off the lattice too.
+        if !scaled.is_finite() || (scaled - scaled.round()).abs() > 1e-6 {
             return None;
         }
         steps.push((scaled.round() as i64).abs());
@@ -167,7 +170,8 @@ fn lattice_p_value(moving: &[f64]) -> Option<f64> {
     let common = steps.iter().fold(0, |g, s| gcd(g, *s)).max(1);
     let steps: Vec<i64> = steps.iter().map(|s| s / common).collect();
     let span: i64 = steps.iter().sum();
-    if span > LATTICE_SPAN {
+    // The convolution touches up to 2·span + 1 sums per task: bound the whole of it.
+    if span > LATTICE_SPAN || (steps.len() as i64).saturating_mul(span) > LATTICE_WORK {
         return None;
     }
     let observed: i64 = moving
@@ -213,7 +217,9 @@ const POWER_PATTERNS: usize = 250;
 /// `None`, as with fewer than two tasks, or when no difference up to 1 reaches the power.
 pub fn minimum_detectable_difference(differences: &[f64], alpha: f64, power: f64) -> Option<f64> {
     let n = differences.len();
-    if n < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
+    // Past 5,000 tasks the simulation costs seconds per comparison: not computed.
+    let in_open_unit = |x: f64| x > 0.0 && x < 1.0;
+    if !(2..=5_000).contains(&n) || !in_open_unit(alpha) || !in_open_unit(power) {
         return None;
     }
     let mean = differences.iter().sum::<f64>() / n as f64;

@@ -42,8 +42,9 @@ pub fn mcnemar_exact(only_a: u64, only_b: u64) -> McNemar {
     }
 }
 
-/// `P(X <= k)` for `X ~ Binomial(n, 1/2)`, with `k <= n`, from `statrs` (the regularised
-/// incomplete beta function, which stays accurate for hundreds of thousands of pairs).
+/// `P(X <= k)` for `X ~ Binomial(n, 1/2)`, with `k <= n`: summed over exact binomial coefficients up
+/// to 120 pairs, from `statrs` above (the regularised incomplete beta function, which stays accurate
+/// for hundreds of thousands of pairs).
 fn binomial_half_lower_tail(n: u64, k: u64) -> f64 {
     if n <= EXACT_UP_TO {
         // Every C(n, i) for i <= n / 2 and its product with n - i fit in a u128 at n <= 120; the

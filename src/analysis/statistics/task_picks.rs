@@ -150,7 +150,12 @@ pub fn task_rate(rates: &[f64], resamples: usize, seed: u64) -> Interval {
 /// each arm's Wilson interval, combined through the (continuity-corrected) correlation of the
 /// pairs.
 pub fn newcombe_paired(both: u64, only_a: u64, only_b: u64, n: u64) -> PairedDifference {
-    if n == 0 {
+    // Counts that do not fit in n tasks describe no table: the widest interval, not a panic.
+    let fits = both
+        .checked_add(only_a)
+        .and_then(|x| x.checked_add(only_b))
+        .is_some_and(|total| total <= n);
+    if n == 0 || !fits {
         return PairedDifference {
             difference: 0.0,
             low: -1.0,
