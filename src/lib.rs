@@ -17,6 +17,7 @@
 //! | [`draft`] | `mcpick draft`: asks a drafter model (`local` under a grammar, or a hosted one through one tool) for requests per tool, per confusable pair and for no call; journals its replies; checks every candidate by code (leakage of the tool's name, the call against the schema and the request's words, near-duplicates); puts the survivors to the offline pickers through a real run; writes the suite and `DRAFT.md` |
 //! | [`improve`] | `mcpick improve`: the suite split once (seeded, stratified) into a working and a held-out part; the weakest tools on the working part; wordings from a rewriter model (a `backend::JsonWriter`, as `draft`'s drafter is) and the lint's rules, screened (lint errors, length, promotion), written as variant files, run on the working part and compared paired with the round's baseline (graded measure, pull check); the final wording confirmed on the held-out part; `IMPROVE.md` |
 //! | [`review`] | a drafted suite's pending tasks and each reviewer's decision (accept, reject, edit) written back whole |
+//! | [`explain`] | the pieces of `explain` built so far: a description's units (sentences by a predictable rule, parameter descriptions), a tool's neighbours and the tasks they can move, a unit's effect with its interval and verdict |
 //! | [`report`] | `rebuild`: a run folder's records read once; the report described once as a `document` of sections (`sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries, every statistic with the task as its unit; the statistics, one file per method (McNemar, Newcombe and the per-task picks, bootstrap, sign-flip, exact power, multiplicity, logistic fit, repeats); two runs compared for a regression gate |
 //! | [`runner`] | starting a run (`start`: new or resumed, shard, folder, manifest), the run plan (`plan/`: lanes, suites, exposures, the plan's manifest, the stored trial each planned trial will be), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
@@ -52,6 +53,7 @@ pub mod cli;
 pub mod commands;
 pub mod document;
 pub mod draft;
+pub mod explain;
 pub mod file_replace;
 pub mod folder_lock;
 pub mod gold_arguments;

@@ -664,8 +664,15 @@ fn qwen_in_its_own_format_parses_its_calls_and_abstains_in_both_modes() {
             .unwrap();
     let a_a = &summary["experiments"]["ab"][0];
     let zero = serde_json::json!({"estimate": 0.0, "low": 0.0, "high": 0.0});
-    assert_eq!(a_a["mcnemar"]["p_value"], 1.0, "{a_a}");
-    assert_eq!(a_a["difference"], zero, "{a_a}");
+    assert_eq!(a_a["picks_test"]["p_value"], 1.0, "{a_a}");
+    // Right picks: a zero difference with Newcombe's interval around it (never [0, 0]).
+    let picks = &a_a["difference"];
+    assert_eq!(picks["estimate"], 0.0, "{a_a}");
+    let (low, high) = (
+        picks["low"].as_f64().unwrap(),
+        picks["high"].as_f64().unwrap(),
+    );
+    assert!(low < 0.0 && (low + high).abs() < 1e-12, "{a_a}");
     assert_eq!(a_a["graded"]["measure"], "p(right pick)", "{a_a}");
     assert_eq!(a_a["graded"]["sign_flip"]["p_value"], 1.0, "{a_a}");
     assert_eq!(a_a["graded"]["difference"], zero, "{a_a}");

@@ -1,0 +1,95 @@
+//! A unit's effect on one group of tasks, as `explain` reports it: `delta` is the mean, over the
+//! group's tasks, of p_right with the unit minus p_right without it (what the unit earns there;
+//! negative: it steals), with a paired bootstrap 95% interval over the tasks, and a verdict word.
+//! The word never claims more than the interval shows: "neutral" when the interval lies within
+//! ±`NEUTRAL_WITHIN` (a change too small to act on, however consistent), else "earns" or "steals"
+//! when it excludes zero, and "cannot say" otherwise — a model that barely reacts to a sentence gets "neutral" or
+//! "cannot say", never an invented effect.
+
+use crate::analysis::statistics::bootstrap_mean_difference;
+
+/// Effects within this much of zero either way (in p_right) are too small to act on.
+pub const NEUTRAL_WITHIN: f64 = 0.02;
+const RESAMPLES: usize = 10_000;
+const SEED: u64 = 0x0065_7870_6c61_696e;
+
+/// What a unit does on a group of tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EffectVerdict {
+    Earns,
+    Steals,
+    Neutral,
+    CannotSay,
+}
+
+/// A unit's effect on the tasks of `on` (a tool's name, or "no-call").
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Effect {
+    pub on: String,
+    pub tasks: usize,
+    pub delta: f64,
+    pub low: f64,
+    pub high: f64,
+    pub verdict: EffectVerdict,
+}
+
+/// The effect from each task's p_right `with` the unit and `without` it (same tasks, same order);
+/// `None` for no tasks or lengths that differ.
+pub fn effect(on: &str, with: &[f64], without: &[f64]) -> Option<Effect> {
+    if with.len() != without.len() || with.is_empty() {
+        return None;
+    }
+    let differences: Vec<f64> = with.iter().zip(without).map(|(w, o)| w - o).collect();
+    let interval = bootstrap_mean_difference(&differences, RESAMPLES, SEED)?;
+    // Too small to act on comes first: a consistent 0.005 is real, and still nothing to rewrite for.
+    let verdict = if interval.low >= -NEUTRAL_WITHIN && interval.high <= NEUTRAL_WITHIN {
+        EffectVerdict::Neutral
+    } else if interval.low > 0.0 {
+        EffectVerdict::Earns
+    } else if interval.high < 0.0 {
+        EffectVerdict::Steals
+    } else {
+        EffectVerdict::CannotSay
+    };
+    Some(Effect {
+        on: on.to_string(),
+        tasks: with.len(),
+        delta: interval.difference,
+        low: interval.low,
+        high: interval.high,
+        verdict,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_says_no_more_than_the_interval() {
+        let with = [0.9, 0.8, 0.95, 0.85, 0.9, 0.88];
+        let without = [0.5, 0.4, 0.6, 0.45, 0.5, 0.52];
+        let earns = effect("get_weather", &with, &without).unwrap();
+        assert_eq!(earns.verdict, EffectVerdict::Earns);
+        assert!((earns.delta - 0.385).abs() < 1e-9, "{earns:?}");
+        assert_eq!(
+            effect("x", &without, &with).unwrap().verdict,
+            EffectVerdict::Steals
+        );
+        // A model that barely reacts: within 0.02 either way.
+        let barely: Vec<f64> = with.iter().map(|p| p - 0.005).collect();
+        assert_eq!(
+            effect("x", &with, &barely).unwrap().verdict,
+            EffectVerdict::Neutral
+        );
+        // Large but inconsistent: cannot say.
+        let mixed_with = [0.9, 0.1, 0.9, 0.1];
+        let mixed_without = [0.1, 0.9, 0.1, 0.85];
+        assert_eq!(
+            effect("x", &mixed_with, &mixed_without).unwrap().verdict,
+            EffectVerdict::CannotSay
+        );
+        assert_eq!(effect("x", &[], &[]), None);
+    }
+}
