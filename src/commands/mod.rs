@@ -154,6 +154,13 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
         } => {
             use crate::analysis::statistics::{exact_tasks_needed, paired_sample_size};
             let connor = paired_sample_size(difference, discordant, alpha.alpha, power);
+            let effect = format!(
+                "{:.1} percentage points with {:.0}% power at alpha {} when {:.1}% of tasks disagree",
+                difference.abs() * 100.0,
+                power * 100.0,
+                alpha.alpha,
+                discordant * 100.0
+            );
             match (
                 exact_tasks_needed(difference, discordant, alpha.alpha, power),
                 connor,
@@ -161,22 +168,14 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                 (Some(tasks), Some(connor)) => {
                     writeln!(
                         out,
-                        "{tasks} paired tasks detect a difference of {:.1} percentage points with {:.0}% power at alpha {alpha} when {:.1}% of tasks disagree, by the exact McNemar test an A/B test runs ({connor} by Connor's normal approximation, which overstates the exact test's power)",
-                        difference.abs() * 100.0,
-                        power * 100.0,
-                        discordant * 100.0,
-                        alpha = alpha.alpha
+                        "{tasks} paired tasks detect a difference of {effect}, by the exact McNemar test an A/B test runs ({connor} by Connor's normal approximation, which overstates the exact test's power)"
                     )?;
                     Ok(ExitStatus::Success)
                 }
                 (None, Some(connor)) => {
                     writeln!(
                         out,
-                        "more than 100,000 paired tasks: the exact McNemar test needs more to detect {:.1} percentage points with {:.0}% power at alpha {alpha} when {:.1}% of tasks disagree (Connor's approximation: {connor})",
-                        difference.abs() * 100.0,
-                        power * 100.0,
-                        discordant * 100.0,
-                        alpha = alpha.alpha
+                        "more than 100,000 paired tasks: the exact McNemar test needs more to detect {effect} (Connor's approximation: {connor})"
                     )?;
                     Ok(ExitStatus::Success)
                 }

@@ -27,14 +27,19 @@ pub struct TaskPair {
     pub new_errors: u64,
 }
 
-/// NEW's one-sided p-value for "worse": half the two-sided one when the difference goes NEW's way
-/// down, else one.
-pub fn one_sided_worse(test: &TaskPicks) -> f64 {
-    if test.difference.difference < 0.0 {
-        (test.p_value / 2.0).min(1.0)
+/// The one-sided p-value for a difference in the direction feared: half the two-sided one when
+/// the difference goes that way (the null distributions are symmetric), else one.
+fn one_sided(two_sided: f64, feared: bool) -> f64 {
+    if feared {
+        (two_sided / 2.0).min(1.0)
     } else {
         1.0
     }
+}
+
+/// NEW's one-sided p-value for "worse" on the picks.
+pub fn one_sided_worse(test: &TaskPicks) -> f64 {
+    one_sided(test.p_value, test.difference.difference < 0.0)
 }
 
 /// The picks and errors compared per task; the failures are decided later, over every backend
@@ -91,22 +96,17 @@ pub fn decide(backends: &mut [BackendComparison], settings: GateSettings) {
     let worse: Vec<f64> = backends
         .iter()
         .map(|b| match &b.graded {
-            Some((_, g)) if g.difference < 0.0 => (g.p_value / 2.0).min(1.0),
-            Some(_) => 1.0,
+            Some((_, g)) => one_sided(g.p_value, g.difference < 0.0),
             None => b.picks.as_ref().map_or(1.0, one_sided_worse),
         })
         .collect();
     let errs_more: Vec<f64> = backends
         .iter()
         .map(|b| {
-            b.errors_test.as_ref().map_or(1.0, |t| {
-                // More errors is B − A > 0 on the error rates.
-                if t.difference.difference > 0.0 {
-                    (t.p_value / 2.0).min(1.0)
-                } else {
-                    1.0
-                }
-            })
+            // More errors is B − A > 0 on the error rates.
+            b.errors_test
+                .as_ref()
+                .map_or(1.0, |t| one_sided(t.p_value, t.difference.difference > 0.0))
         })
         .collect();
     let worse_adjusted = adjust(&worse, settings.adjustment);
