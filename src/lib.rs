@@ -17,7 +17,8 @@
 //! | [`draft`] | `mcpick draft`: asks a drafter model (`local` under a grammar, or a hosted one through one tool) for requests per tool, per confusable pair and for no call; journals its replies; checks every candidate by code (leakage of the tool's name, the call against the schema and the request's words, near-duplicates); puts the survivors to the offline pickers through a real run; writes the suite and `DRAFT.md` |
 //! | [`improve`] | `mcpick improve`: the suite split once (seeded, stratified) into a working and a held-out part; the weakest tools on the working part; wordings from a rewriter model (a `backend::JsonWriter`, as `draft`'s drafter is) and the lint's rules, screened (lint errors, length, promotion), written as variant files, run on the working part and compared paired with the round's baseline (graded measure, pull check); the final wording confirmed on the held-out part; `IMPROVE.md` |
 //! | [`review`] | a drafted suite's pending tasks and each reviewer's decision (accept, reject, edit) written back whole |
-//! | [`explain`] | the pieces of `explain` built so far: a description's units (sentences by a predictable rule, parameter descriptions), a tool's neighbours and the tasks they can move, a unit's effect with its interval and verdict |
+//! | [`explain`] | `mcpick explain`: a description's units (sentences by a predictable rule, parameter descriptions), the tools measured (named, or the most confused) and their neighbours, one leave-one-out wording per unit run on the tasks it can move beside the wording as it is, each unit's effect on each tool's tasks and on no-call tasks with its interval and verdict; `EXPLAIN.md`, `explain.json`, `explain.html` |
+//! | [`wording`] | a tool's wording (description and parameter descriptions), where rewording commands start (the suite, its toolset under the starting variant) and the variant files they write on it |
 //! | [`report`] | `rebuild`: a run folder's records read once; the report described once as a `document` of sections (`sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries, every statistic with the task as its unit; the statistics, one file per method (McNemar, Newcombe and the per-task picks, bootstrap, sign-flip, exact power, multiplicity, logistic fit, repeats); two runs compared for a regression gate |
 //! | [`runner`] | starting a run (`start`: new or resumed, shard, folder, manifest), the run plan (`plan/`: lanes, suites, exposures, the plan's manifest, the stored trial each planned trial will be), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
@@ -41,6 +42,7 @@
 //! | [`document`] | a document in no format (title, sections of tables, paragraphs, lists and charts) and its Markdown renderer: the run report, `IMPORT.md`, `DRAFT.md` and `IMPROVE.md` are each one |
 //! | [`untrusted_text`] | text from outside as checks read it (NFKC, invisible characters removed, UTS #39 confusables folded) and as files and terminals show it (control and bidirectional characters refused or escaped, long text cut) |
 //! | [`hashing`] | stable hashes and seeds: FNV-1a, SplitMix64, SHA-256 as hex |
+//! | [`work_folder`] | a resumable command's output folder: held by one process, bound to its settings, the time of every invocation |
 //! | [`folder_lock`] | a lock file saying one process works in a folder (`review`'s writes, one `improve` per folder) |
 //! | [`file_replace`] | replacing a file whole (temporary file, sync, rename), for every run-folder file that is rewritten |
 //! | [`interrupt`] | what "stop" means to long-running commands: Ctrl-C or SIGTERM |
@@ -81,3 +83,5 @@ pub mod settings;
 pub mod spec;
 pub mod tool_exposure;
 pub mod untrusted_text;
+pub mod wording;
+pub mod work_folder;

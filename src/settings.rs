@@ -59,6 +59,11 @@ pub struct RunSettings {
     /// Description arms, in the order the run names them (A first).
     #[serde(default)]
     pub variants: Vec<String>,
+    /// Tools listed after all the others, in this order, under every arm (empty: the toolset's
+    /// order). `explain` lists the tools it measures last, so that taking a sentence out of one
+    /// changes the prompt only from that tool on and the rest comes from the prefix cache.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listed_last: Vec<String>,
     /// Toolset sizes of a sweep (empty: each suite's whole toolset).
     #[serde(default)]
     pub sizes: Vec<u32>,
@@ -114,6 +119,7 @@ impl Default for RunSettings {
             tags: Vec::new(),
             tasks: Vec::new(),
             variants: Vec::new(),
+            listed_last: Vec::new(),
             sizes: Vec::new(),
             distractors: Distractors::Random,
             exposures: Vec::new(),

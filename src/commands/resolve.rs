@@ -64,6 +64,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
         scoring: options.scoring.clone(),
         tags: options.tags.clone(),
         variants: options.variants.variants.clone(),
+        listed_last: Vec::new(),
         sizes: options.sizes.clone(),
         distractors: match options.distractors {
             DistractorChoice::Random => Distractors::Random,

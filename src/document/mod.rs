@@ -80,6 +80,30 @@ pub enum Chart {
     Confusion(Vec<ConfusionCounts>),
     /// One box plot row per backend.
     Latency(Vec<LatencySeries>),
+    /// Descriptions with each unit coloured by its effect (`explain`'s page).
+    Attribution(Vec<AttributedText>),
+}
+
+/// One tool's description as `explain` measured it: its sentences in order, then each parameter's
+/// description, each piece with its effect.
+#[derive(Debug, Clone)]
+pub struct AttributedText {
+    pub tool: String,
+    pub caption: String,
+    pub sentences: Vec<AttributedPiece>,
+    /// (parameter, its description).
+    pub params: Vec<(String, AttributedPiece)>,
+}
+
+/// A piece of text and what it does: `delta` (what it earns, in the measure's units; negative:
+/// it steals) and its verdict word, or neither when it was not measured; `detail` says more.
+#[derive(Debug, Clone, Default)]
+pub struct AttributedPiece {
+    pub label: String,
+    pub text: String,
+    pub delta: Option<f64>,
+    pub verdict: String,
+    pub detail: String,
 }
 
 /// What a curve chart plots.

@@ -1,11 +1,15 @@
-//! What one explanation covers: the tool, its neighbours — the tools whose descriptions read most
-//! like its own (TF-IDF similarity over the one document a tool is found by, as the lint's check of
-//! confusable descriptions uses) — and the tasks a change to any of their wordings can move,
+//! What one explanation covers: the tool (named, or the one a run of the suite shows most confused:
+//! `most_confused`), its neighbours — the tools that trade picks with it in that run
+//! (`trading_partners`), then those whose descriptions read most like its own (TF-IDF similarity
+//! over the one document a tool is found by, as the lint's check of confusable descriptions uses)
+//! — and the tasks a change to any of their wordings can move,
 //! grouped by what they expect: each tool's own tasks (those whose acceptable first pick is it), and
 //! the suite's no-call tasks (where a description that draws picks shows as false calls).
 
 use crate::model::{Expectation, Suite, Toolset};
 use crate::ranking::{similar_pairs, terms, tool_document};
+use crate::record::StoredTrial;
+use std::collections::BTreeMap;
 
 /// The label of the no-call group.
 pub const NO_CALL: &str = "no-call";
@@ -35,6 +39,52 @@ pub fn similar_tools(toolset: &Toolset, tool: &str, k: usize) -> Vec<String> {
         .take(k)
         .map(|(index, _)| toolset.tools[index].name.clone())
         .collect()
+}
+
+/// Each wrong first pick of a tool in `trials`: (the tool expected, the tool picked).
+fn wrong_picks(trials: &[StoredTrial]) -> impl Iterator<Item = (String, String)> + '_ {
+    trials
+        .iter()
+        .filter(|t| t.scored() && !t.right_pick())
+        .filter_map(|t| {
+            let picked = t.verdict.first_tool.clone()?;
+            let expected = t.acceptable_actions().into_iter().next()?;
+            Some((expected, picked))
+        })
+}
+
+/// The tool of `candidates` that loses and takes the most picks in `trials` (the earliest in
+/// `candidates` on a tie); none when no first pick went to a wrong tool.
+pub fn most_confused(trials: &[StoredTrial], candidates: &[String]) -> Option<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (expected, picked) in wrong_picks(trials) {
+        *counts.entry(expected).or_default() += 1;
+        *counts.entry(picked).or_default() += 1;
+    }
+    let mut best: Option<(&String, usize)> = None;
+    for tool in candidates {
+        let count = counts.get(tool).copied().unwrap_or(0);
+        if count > 0 && best.is_none_or(|(_, c)| count > c) {
+            best = Some((tool, count));
+        }
+    }
+    best.map(|(tool, _)| tool.clone())
+}
+
+/// The tools that trade picks with `tool` in `trials` (picked on its tasks, or it picked on
+/// theirs), most first, then by name.
+pub fn trading_partners(trials: &[StoredTrial], tool: &str) -> Vec<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (expected, picked) in wrong_picks(trials) {
+        if expected == tool {
+            *counts.entry(picked).or_default() += 1;
+        } else if picked == tool {
+            *counts.entry(expected).or_default() += 1;
+        }
+    }
+    let mut partners: Vec<(String, usize)> = counts.into_iter().collect();
+    partners.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    partners.into_iter().map(|(tool, _)| tool).collect()
 }
 
 /// The tasks of `suite` each of `tools` (and no-call) can be moved on: per tool, the tasks whose

@@ -1,59 +1,64 @@
-//! The leave-one-out wordings `explain` runs: for each unit, a variant of the toolset as it is with
-//! only that unit taken away — a sentence removed from the tool's description, or a parameter's
-//! description emptied — built as `spec::VariantFile`s (written by `spec::toml_text`, read back by
-//! the loader like any variant). Each is named `<toolset>-without-<n>`, n counting the units from 1
-//! in the order given, so a name is short, valid and stable for a resumed run. Starting from a
-//! variant of the toolset (`--variant`) is not handled here yet.
+//! The leave-one-out wordings `explain` runs: for each unit, the starting wording with only that
+//! unit taken away — a sentence removed from the tool's description, or a parameter's description
+//! emptied — written through the starting point's overlay (`wording::Overlay`: the starting
+//! variant's own file, or an empty overlay on the toolset), so each is a variant file `ab` and
+//! `serve` take as they are. Each is named `<stem>-without-<n>`, n counting the units from 1 in
+//! the order given, so a name is short, valid and stable for a resumed run.
 
 use super::units::{Unit, UnitKind, description_without};
 use crate::model::Toolset;
-use crate::spec::{DescribeSpec, Located, VariantFile};
+use crate::wording::{Overlay, Wording};
+use std::collections::BTreeMap;
 
-/// One unit and the variant that lacks it.
+/// One unit, the name of the variant that lacks it, and that variant's file text.
 #[derive(Debug, Clone)]
 pub struct LeaveOneOut {
     pub unit: Unit,
     pub name: String,
-    pub file: VariantFile,
+    pub text: String,
 }
 
-/// A variant per unit of `units` (units of tools `toolset` lacks are skipped).
-pub fn leave_one_out(toolset: &Toolset, units: &[Unit]) -> Vec<LeaveOneOut> {
-    units
-        .iter()
-        .enumerate()
-        .filter_map(|(k, unit)| {
-            let tool = toolset.tool(&unit.tool)?;
-            let name = format!("{}-without-{}", toolset.name, k + 1);
-            let mut file = VariantFile::new(&name, &toolset.name);
-            file.description = Some(format!(
-                "{} without one unit of {}: {:?}",
-                toolset.name, unit.tool, unit.text
-            ));
-            let mut describe = DescribeSpec::default();
-            match (&unit.kind, &unit.param) {
-                (UnitKind::Sentence, _) => {
-                    describe.description = Some(description_without(
-                        tool.description.as_deref().unwrap_or(""),
-                        unit.index,
-                    ));
-                }
-                (UnitKind::Parameter, Some(param)) => {
-                    describe
-                        .params
-                        .insert(Located::new(param.clone()), String::new());
-                }
-                (UnitKind::Parameter, None) => return None,
+/// A variant per unit of `units`, built on `overlay` over `toolset` (the starting wording); units
+/// of tools `toolset` lacks are skipped.
+pub fn leave_one_out(
+    overlay: &Overlay,
+    toolset: &Toolset,
+    stem: &str,
+    units: &[Unit],
+) -> Result<Vec<LeaveOneOut>, String> {
+    let mut variants = Vec::new();
+    for (k, unit) in units.iter().enumerate() {
+        let Some(tool) = toolset.tool(&unit.tool) else {
+            continue;
+        };
+        // Only the unit's own text changes: parameters left out of a wording keep theirs (one
+        // without a description must not gain an empty one).
+        let mut wording = Wording {
+            description: tool.description.clone().unwrap_or_default(),
+            params: BTreeMap::new(),
+        };
+        match (&unit.kind, &unit.param) {
+            (UnitKind::Sentence, _) => {
+                wording.description = description_without(&wording.description, unit.index);
             }
-            file.describe
-                .insert(Located::new(unit.tool.clone()), describe);
-            Some(LeaveOneOut {
-                unit: unit.clone(),
-                name,
-                file,
-            })
-        })
-        .collect()
+            (UnitKind::Parameter, Some(param)) => {
+                wording.params.insert(param.clone(), String::new());
+            }
+            (UnitKind::Parameter, None) => continue,
+        }
+        let name = format!("{stem}-without-{}", k + 1);
+        let note = format!(
+            "{stem} without one unit of {}: {:?} (written by mcpick explain)",
+            unit.tool, unit.text
+        );
+        let text = overlay.render(&name, &note, &BTreeMap::from([(unit.tool.clone(), wording)]))?;
+        variants.push(LeaveOneOut {
+            unit: unit.clone(),
+            name,
+            text,
+        });
+    }
+    Ok(variants)
 }
 
 #[cfg(test)]
@@ -61,7 +66,6 @@ mod tests {
     use super::*;
     use crate::explain::units::units;
     use crate::load::Workspace;
-    use crate::spec::toml_text;
     use std::path::PathBuf;
 
     #[test]
@@ -71,13 +75,14 @@ mod tests {
         let toolset = base.toolset("travel").unwrap();
         let tool = toolset.tool("get_weather").unwrap();
         let measured = units(tool);
-        let variants = leave_one_out(toolset, &measured);
+        let overlay = Overlay::new(None, "travel").unwrap();
+        let variants = leave_one_out(&overlay, toolset, "travel", &measured).unwrap();
         assert_eq!(variants.len(), measured.len());
         let dir = tempfile::tempdir().unwrap();
         for variant in &variants {
             std::fs::write(
                 dir.path().join(format!("{}.toml", variant.name)),
-                toml_text(&variant.file).unwrap(),
+                &variant.text,
             )
             .unwrap();
         }
@@ -107,10 +112,18 @@ mod tests {
                     assert_eq!(changed.input_schema["properties"][param]["description"], "");
                 }
             }
-            // Every other tool reads as it did.
+            // Every other tool reads as it did, and so do the other parameters.
             for (a, b) in worded.tools.iter().zip(&toolset.tools) {
                 if a.name != "get_weather" {
                     assert_eq!(a.description, b.description);
+                }
+            }
+            for (param, schema) in tool.parameters() {
+                if variant.unit.param.as_deref() != Some(param.as_str()) {
+                    assert_eq!(
+                        changed.input_schema["properties"][param]["description"],
+                        schema["description"]
+                    );
                 }
             }
         }

@@ -13,17 +13,14 @@
 
 mod judge;
 mod ledger;
-mod overlay;
 mod promotion;
 pub use promotion::promotion;
 mod proposals;
 mod rewriter;
 mod rounds;
 mod rules;
-mod runs;
 mod screen;
 mod split;
-mod start;
 mod targets;
 mod wording;
 mod write_up;
@@ -43,10 +40,11 @@ use crate::backend::JsonWriter;
 use crate::document::markdown::markdown_document;
 use crate::model::Suite;
 use crate::settings::RunSettings;
-use runs::Runs;
-use start::{Start, load_start};
+use crate::runner::RunSet;
+use crate::work_folder::WorkFolder;
+use crate::wording::{Start, load_start};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// What `improve` is asked to do.
@@ -106,26 +104,7 @@ fn working_requests(suite: &Suite, split: &Split) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    crate::file_replace::replace(path, text.as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Holds `state/lock` for as long as the file lives; another improve on the folder is refused.
-fn lock_folder(state: &Path, out: &Path) -> Result<std::fs::File, String> {
-    std::fs::create_dir_all(state).map_err(|e| format!("{}: {e}", state.display()))?;
-    let path = state.join("lock");
-    crate::folder_lock::try_hold(&path)?.ok_or_else(|| {
-        format!(
-            "another improve is working in {} (it holds {}); wait for it to finish, or give a new -o",
-            out.display(),
-            path.display()
-        )
-    })
-}
+use crate::work_folder::write;
 
 /// Runs `improve`; `say` gets each progress line. The account is returned however it ended.
 pub async fn improve(
@@ -133,7 +112,7 @@ pub async fn improve(
     say: &mut dyn FnMut(String),
 ) -> Result<(Ending, Account), String> {
     let started = Instant::now();
-    let start = load_start(settings)?;
+    let start = load_start(&settings.suite, settings.variant.as_deref(), "improve")?;
     let split = split_tasks(&start.suite.tasks, settings.held_out, settings.seed);
     if split.working.is_empty() || split.held_out.is_empty() {
         return Err(format!(
@@ -142,26 +121,10 @@ pub async fn improve(
             start.suite.tasks.len()
         ));
     }
-    let state = settings.out.join(".improve");
     // One improve per folder: a second would append the same trials to the same runs.
-    let _lock = lock_folder(&state, &settings.out)?;
-    let print = fingerprint(settings, &split);
-    let recorded = state.join("settings.json");
-    match std::fs::read_to_string(&recorded) {
-        Ok(text)
-            if serde_json::from_str::<serde_json::Value>(&text).ok() != Some(print.clone()) =>
-        {
-            return Err(format!(
-                "{} holds an improve of other settings (see {}); give a new -o",
-                settings.out.display(),
-                recorded.display()
-            ));
-        }
-        Ok(_) => say(format!(
-            "resuming the improve in {}",
-            settings.out.display()
-        )),
-        Err(_) => write(&recorded, &print.to_string())?,
+    let folder = WorkFolder::open(&settings.out, "improve", &fingerprint(settings, &split))?;
+    if folder.resumed {
+        say(format!("resuming the improve in {}", settings.out.display()));
     }
     write(
         &settings.out.join("split.json"),
@@ -178,7 +141,7 @@ pub async fn improve(
         held_out: split.held_out.clone(),
         ..Account::default()
     };
-    let runs = Runs {
+    let runs = RunSet {
         template: settings.run.clone(),
         paths: std::iter::once(settings.suite.clone())
             .chain(start.files.iter().cloned())
@@ -197,13 +160,7 @@ pub async fn improve(
     };
     let ending = rounds::rounds(&mut context, &mut account, say).await?;
     // The time of every invocation that worked on this folder, a resumed one's included.
-    let clock = state.join("seconds");
-    let earlier: f64 = std::fs::read_to_string(&clock)
-        .ok()
-        .and_then(|t| t.trim().parse().ok())
-        .unwrap_or(0.0);
-    account.seconds = earlier + started.elapsed().as_secs_f64();
-    write(&clock, &account.seconds.to_string())?;
+    account.seconds = folder.add_seconds(started.elapsed().as_secs_f64())?;
     write(
         &settings.out.join("IMPROVE.md"),
         &markdown_document(&write_up::render(&account)),
@@ -216,7 +173,7 @@ struct Context<'a> {
     settings: &'a ImproveSettings,
     start: &'a Start,
     split: &'a Split,
-    runs: &'a Runs,
+    runs: &'a RunSet,
     /// The working tasks' requests: all the rewriter may be shown.
     requests: BTreeMap<String, String>,
     /// The rewriter, loaded when first needed.

@@ -363,7 +363,7 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
     // Other settings in the same folder are refused.
     let other = command(dir.path(), &provider, &["--candidates", "2", "--seed", "7"]);
     assert_eq!(other.status.code(), Some(2), "{}", text(&other));
-    assert!(text(&other).contains("holds an improve of other settings"));
+    assert!(text(&other).contains("holds improve work of other settings"));
 }
 
 #[test]

@@ -25,6 +25,7 @@ macro_rules! put {
 }
 
 mod ab;
+mod attribution;
 mod confusion;
 mod curve;
 mod latency;
@@ -37,6 +38,7 @@ mod tests;
 
 use crate::document::{Chart, Part, Section};
 use ab::ab_section;
+use attribution::attribution_section;
 use confusion::confusion_section;
 use curve::curve_section;
 use latency::latency_section;
@@ -138,6 +140,9 @@ fn section_body(section: &Section) -> String {
             Part::Chart(Chart::Latency(series)) if !series.is_empty() => {
                 body.push_str(&latency_section(series));
             }
+            Part::Chart(Chart::Attribution(texts)) if !texts.is_empty() => {
+                body.push_str(&attribution_section(texts));
+            }
             Part::Chart(_) => {}
             Part::Paragraph(text) => put!(body, "<p>{}</p>\n", escape(text)),
             Part::Subheading(text) => put!(body, "<h3>{}</h3>\n", escape(text)),
@@ -192,9 +197,15 @@ pre { background: #f6f8fa; border: 1px solid #e1e4e8; border-radius: 4px; paddin
   overflow: auto; font-size: .8rem; }
 details summary { cursor: pointer; font-weight: 600; }
 .note { color: #555; font-size: .9rem; }
+.attribution { border: 1px solid #e3e3e3; border-radius: 4px; padding: .6rem .9rem; }
+.described { margin: 0 0 .4rem; }
+.unit { padding: .05rem .15rem; border-radius: 3px; }
+.unit.unsure { border-bottom: 2px dotted #999; }
+ul.params { margin: .2rem 0 .4rem; font-size: .92rem; }
 "#;
 
-/// After load, measure every chart and every series element and publish what was drawn,
+/// After load, measure every chart and every series element (and every unit of an attributed
+/// description) and publish what was drawn,
 /// so `chromium --headless --dump-dom` can prove the SVG really rendered. The page does
 /// not depend on it.
 const RENDER_CHECK_SCRIPT: &str = r#"
@@ -209,6 +220,17 @@ window.addEventListener("load", function () {
       if ((b.width > 0 || b.height > 0) && drawn.indexOf(name) < 0) { drawn.push(name); }
     });
     charts.push({ chart: svg.getAttribute("data-chart"), width: Math.round(box.width),
+      height: Math.round(box.height), series: drawn });
+  });
+  document.querySelectorAll("figure.attribution").forEach(function (figure) {
+    var box = figure.getBoundingClientRect();
+    var drawn = [];
+    figure.querySelectorAll("[data-unit]").forEach(function (el) {
+      var b = el.getBoundingClientRect();
+      var name = el.getAttribute("data-unit");
+      if (b.width > 0 && b.height > 0 && drawn.indexOf(name) < 0) { drawn.push(name); }
+    });
+    charts.push({ chart: figure.getAttribute("data-chart"), width: Math.round(box.width),
       height: Math.round(box.height), series: drawn });
   });
   var check = document.getElementById("render-check");

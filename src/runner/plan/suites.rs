@@ -146,7 +146,8 @@ pub(super) fn plan_suites(
                     ));
                 }
             }
-            for (variant, tools, mut tasks) in arms {
+            for (variant, mut tools, mut tasks) in arms {
+                list_last(&mut tools, &options.listed_last);
                 tasks.retain(tagged);
                 if let Err(problem) = apply_scoring(options.scoring.as_deref(), &mut tasks) {
                     problems.push(format!("suite {}: {problem}", suite.name));
@@ -217,6 +218,19 @@ fn apply_scoring(scoring: Option<&str>, tasks: &mut [Task]) -> Result<(), String
         ));
     }
     Ok(())
+}
+
+/// Moves the tools named in `last` to the end of `tools`, in `last`'s order; the others keep
+/// theirs. Names the list lacks are passed over.
+fn list_last(tools: &mut Vec<Tool>, last: &[String]) {
+    if last.is_empty() {
+        return;
+    }
+    let (mut moved, kept): (Vec<Tool>, Vec<Tool>) =
+        tools.drain(..).partition(|t| last.contains(&t.name));
+    moved.sort_by_key(|t| last.iter().position(|name| *name == t.name));
+    tools.extend(kept);
+    tools.extend(moved);
 }
 
 /// A task as a variant's arm sees it: expected tool names mapped through the variant's renames (a

@@ -1,8 +1,8 @@
-//! Where `improve` starts: the suite (one, from the path given), its toolset under the starting
-//! wording (`--variant`, else the toolset as it is), the overlay every written variant builds on,
-//! the starting arm's label, and the files each run must load besides `toolsets/`.
+//! Where a command that rewords a toolset (`improve`, `explain`) starts: the suite (one, from the
+//! path given), its toolset under the starting wording (`--variant`, else the toolset as it is),
+//! the overlay every written variant builds on, the starting arm's label, and the files each run
+//! must load besides `toolsets/`.
 
-use super::ImproveSettings;
 use super::overlay::Overlay;
 use crate::load::{NotLoaded, Workspace};
 use crate::model::{Suite, Toolset};
@@ -10,11 +10,11 @@ use crate::runner::BASE_ARM;
 use std::path::{Path, PathBuf};
 
 /// The suite, its toolset under the starting wording, and the starting variant, loaded.
-pub(super) struct Start {
+pub struct Start {
     pub suite: Suite,
     pub toolset: Toolset,
     pub overlay: Overlay,
-    /// The starting arm's label, and the stem of every name `improve` gives.
+    /// The starting arm's label, and the stem of every name the command gives.
     pub label: String,
     pub stem: String,
     /// The files every run loads besides the suite: the toolset's and the starting variant's,
@@ -30,13 +30,15 @@ fn in_toolsets(file: &Path) -> bool {
     }
 }
 
-pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
+/// Loads `suite` (a file holding one suite) and its toolset under `variant`; `command` names the
+/// command in the refusal of a file holding several suites.
+pub fn load_start(suite_path: &Path, variant: Option<&str>, command: &str) -> Result<Start, String> {
     let toolsets = Path::new("toolsets");
     let mut paths: Vec<PathBuf> = Some(toolsets.to_path_buf())
         .filter(|d| d.is_dir())
         .into_iter()
         .collect();
-    paths.push(settings.suite.clone());
+    paths.push(suite_path.to_path_buf());
     let workspace = Workspace::load(&paths);
     let errors: Vec<String> = workspace
         .error_diagnostics()
@@ -48,22 +50,22 @@ pub(super) fn load_start(settings: &ImproveSettings) -> Result<Start, String> {
     let suites: Vec<&Suite> = workspace
         .suites
         .iter()
-        .filter(|s| s.source.starts_with(&settings.suite))
+        .filter(|s| s.source.starts_with(suite_path))
         .collect();
     let suite = match suites.as_slice() {
         [suite] => (*suite).clone(),
-        [] => return Err(format!("{}: no suite found", settings.suite.display())),
+        [] => return Err(format!("{}: no suite found", suite_path.display())),
         _ => {
             return Err(format!(
-                "{}: holds {} suites; improve one at a time",
-                settings.suite.display(),
+                "{}: holds {} suites; {command} one at a time",
+                suite_path.display(),
                 suites.len()
             ));
         }
     };
     let worded = workspace
-        .worded(&suite.toolset, settings.variant.as_deref())
-        .map_err(|missing| match (missing, &settings.variant) {
+        .worded(&suite.toolset, variant)
+        .map_err(|missing| match (missing, variant) {
             (NotLoaded::Variant, Some(name)) => format!(
                 "--variant {name}: no variant of toolset {} by that name (variants: {})",
                 suite.toolset,

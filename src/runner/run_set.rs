@@ -1,17 +1,17 @@
-//! `improve`'s trials, each set a real run folder under `DIR/runs/`: one wording on one part of the
-//! split (`r1-baseline`, `r1-c2`, …), or the starting and the final wording side by side on the
-//! held-out part (`held-out`). Every run has the settings `run` would give it — the suite, the
-//! wording's variant file, the backend, the part's task ids — so a killed `improve` resumes each
-//! folder where it stopped, and `mcpick report` reads any of them. The budget covers all of them:
-//! each run may spend what the others have not.
+//! A set of runs one command makes, each a real run folder under one folder (`DIR/runs/`):
+//! `improve`'s (one wording on one part of the split, `r1-baseline`, `r1-c2`, …, and the held-out
+//! comparison) and `explain`'s (the wording as it is, then one run per unit left out). Every run
+//! has the settings `run` would give it — the suite, the wording's variant file, the backend, the
+//! task ids — so a killed command resumes each folder where it stopped, and `mcpick report` reads
+//! any of them. The budget covers all of them: each run may spend what the others have not.
 
+use super::{FolderRun, run_in_folder};
 use crate::record::{StoredTrial, read_run};
-use crate::runner::{FolderRun, run_in_folder};
 use crate::settings::RunSettings;
 use std::path::{Path, PathBuf};
 
-/// Where and how `improve` runs its trials.
-pub struct Runs {
+/// Where and how a command runs its trials.
+pub struct RunSet {
     /// The settings every run starts from (backend, its options, limits).
     pub template: RunSettings,
     /// The files every run loads: the suite, and the starting variant's file when `toolsets/`
@@ -30,7 +30,7 @@ pub struct RunTrials {
     pub trials: Vec<StoredTrial>,
 }
 
-impl Runs {
+impl RunSet {
     /// The run folder `name`.
     pub fn path(&self, name: &str) -> PathBuf {
         self.folder.join(name)

@@ -1,11 +1,12 @@
 //! Wordings written as variant files: the starting point (a variant's own file, or an empty overlay
 //! on the base toolset) with `[describe.TOOL]` entries set for every reworded tool, so each
-//! candidate is a file `ab --variant` and `serve --variant` take as they are. Tools are served under
+//! candidate (`improve`) or leave-one-out wording (`explain`) is a file `ab --variant` and
+//! `serve --variant` take as they are. Tools are served under
 //! the variant's names; `describe` is keyed by the base toolset's, so renames are undone here.
 //! Tools the starting variant adds are not in the base toolset and cannot be described by an
-//! overlay: they are not offered as targets.
+//! overlay: they are not offered as targets, nor measured by `explain`.
 
-use super::wording::Wording;
+use super::Wording;
 use crate::load::LoadedVariant;
 use crate::spec::{Located, VariantFile, toml_text};
 use std::collections::{BTreeMap, BTreeSet};
