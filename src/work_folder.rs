@@ -19,7 +19,11 @@ pub struct WorkFolder {
 impl WorkFolder {
     /// Holds `out` for `command`, bound to `settings`; refused when another process holds it or
     /// it holds work of other settings.
-    pub fn open(out: &Path, command: &str, settings: &serde_json::Value) -> Result<WorkFolder, String> {
+    pub fn open(
+        out: &Path,
+        command: &str,
+        settings: &serde_json::Value,
+    ) -> Result<WorkFolder, String> {
         let state = out.join(format!(".{command}"));
         std::fs::create_dir_all(&state).map_err(|e| format!("{}: {e}", state.display()))?;
         let path = state.join("lock");
@@ -32,7 +36,10 @@ impl WorkFolder {
         })?;
         let recorded = state.join("settings.json");
         let resumed = match std::fs::read_to_string(&recorded) {
-            Ok(text) if serde_json::from_str::<serde_json::Value>(&text).ok() != Some(settings.clone()) => {
+            Ok(text)
+                if serde_json::from_str::<serde_json::Value>(&text).ok()
+                    != Some(settings.clone()) =>
+            {
                 return Err(format!(
                     "{} holds {command} work of other settings (see {}); give a new -o",
                     out.display(),
@@ -85,7 +92,9 @@ mod tests {
         let settings = serde_json::json!({"a": 1});
         let first = WorkFolder::open(dir.path(), "explain", &settings).unwrap();
         assert!(!first.resumed);
-        let held = WorkFolder::open(dir.path(), "explain", &settings).err().unwrap();
+        let held = WorkFolder::open(dir.path(), "explain", &settings)
+            .err()
+            .unwrap();
         assert!(held.contains("another explain is working"), "{held}");
         assert_eq!(first.add_seconds(2.5).unwrap(), 2.5);
         drop(first);

@@ -957,3 +957,159 @@ fn a_model_from_the_hub_is_fetched_through_hf_endpoint_and_reused_from_its_cache
     assert_eq!(third[0]["outcome"], first[0]["outcome"]);
     assert_eq!(hits.load(std::sync::atomic::Ordering::Relaxed), requests);
 }
+
+/// Eight tools, long enough together (over 256 tokens in Qwen's template) for the prefix cache to
+/// keep their list, for `explain`'s test.
+const HOME_TOOLSET: &str = r#"
+format = 1
+name = "home"
+
+[[tool]]
+name = "list_devices"
+description = "List the connected devices in the home, optionally filtered by room or type, with each device's name, id, room and whether it is online."
+inputSchema = { type = "object", properties = { room = { type = "string", description = "Room name" } } }
+
+[[tool]]
+name = "turn_on_light"
+description = "Switch on the lamps in a room exactly as they were last used. For a specific level, set_light_brightness does that."
+inputSchema = { type = "object", required = ["room"], properties = { room = { type = "string", description = "The room whose lamps go on" } } }
+
+[[tool]]
+name = "turn_off_light"
+description = "Switch off every lamp in one room. Nothing else is changed."
+inputSchema = { type = "object", required = ["room"], properties = { room = { type = "string", description = "The room whose lamps go off" } } }
+
+[[tool]]
+name = "set_light_brightness"
+description = "Dim or brighten a room's lights to a percentage from 1 to 100, powering them up if needed."
+inputSchema = { type = "object", required = ["room", "percent"], properties = { room = { type = "string", description = "Room name" }, percent = { type = "integer", description = "1 to 100" } } }
+
+[[tool]]
+name = "get_room_temperature"
+description = "Temperature and humidity measured by the sensor in one room right now."
+inputSchema = { type = "object", required = ["room"], properties = { room = { type = "string", description = "Room name" } } }
+
+[[tool]]
+name = "set_thermostat_temperature"
+description = "Change the target temperature of a heating zone until the next scheduled change. Accepts Celsius or Fahrenheit."
+inputSchema = { type = "object", required = ["zone", "temperature"], properties = { zone = { type = "string", description = "Heating zone" }, temperature = { type = "number", description = "Target temperature" } } }
+
+[[tool]]
+name = "lock_door"
+description = "Lock one of the smart door locks, or all of them at once."
+inputSchema = { type = "object", required = ["door"], properties = { door = { type = "string", description = "Door name, or all" } } }
+
+[[tool]]
+name = "start_vacuum"
+description = "Send the robot vacuum to clean the given rooms by vacuuming, mopping or both."
+inputSchema = { type = "object", properties = { rooms = { type = "array", items = { type = "string" }, description = "Rooms to clean" } } }
+"#;
+
+const HOME_SUITE: &str = r#"
+format = 1
+suite = "home"
+toolset = "home"
+
+[[task]]
+id = "off-kitchen"
+prompt = "Turn the kitchen lights off please."
+expect = [{ tool = "turn_off_light", args = { room = "kitchen" } }]
+
+[[task]]
+id = "off-bedroom"
+prompt = "Switch off the lamps in the bedroom."
+expect = [{ tool = "turn_off_light", args = { room = "bedroom" } }]
+
+[[task]]
+id = "on-hall"
+prompt = "Put the hall lights on."
+expect = [{ tool = "turn_on_light", args = { room = "hall" } }]
+
+[[task]]
+id = "thanks"
+prompt = "Thanks, that's all."
+expect_no_call = true
+"#;
+
+/// `explain` on the real model: every unit is run, each on the tasks it can move, with the list up
+/// to its tool restored from the prefix cache the base run saved — the output says how much was
+/// restored and evaluated, and a unit evaluates a small part of what the cold base run did — and
+/// a second invocation resumes every run folder without running a trial.
+#[test]
+fn explain_restores_the_list_up_to_the_changed_tool_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("toolsets")).unwrap();
+    std::fs::write(dir.path().join("toolsets/home.toml"), HOME_TOOLSET).unwrap();
+    std::fs::write(dir.path().join("home.toml"), HOME_SUITE).unwrap();
+    let kv_cache = dir.path().join("kv");
+    let explain = || {
+        let mut command = mcpick_command(
+            &[
+                "explain",
+                "home.toml",
+                "--backend",
+                &format!("local:score:{QWEN}"),
+                "--tool",
+                "turn_off_light",
+                "--neighbours",
+                "1",
+                "-o",
+                "out",
+            ],
+            &kv_cache,
+        );
+        command.current_dir(dir.path());
+        command.output().unwrap()
+    };
+    let stdout = succeeded(explain());
+    let explained: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/explain.json")).unwrap())
+            .unwrap();
+    assert_eq!(explained["measure"], "p(right pick)");
+    assert_eq!(explained["neighbours"].as_array().unwrap().len(), 1);
+    let units = explained["units"].as_array().unwrap();
+    // turn_off_light: two sentences and a parameter; its neighbour at least one sentence.
+    assert!(units.len() >= 4, "{units:?}");
+    let base = &explained["base"];
+    let base_evaluated = base["evaluated"].as_u64().unwrap();
+    for unit in units {
+        let effects = unit["effects"].as_array().unwrap();
+        assert!(!effects.is_empty(), "{unit}");
+        for effect in effects {
+            let (delta, low, high) = (
+                effect["delta"].as_f64().unwrap(),
+                effect["low"].as_f64().unwrap(),
+                effect["high"].as_f64().unwrap(),
+            );
+            assert!(low <= delta + 1e-12 && delta <= high + 1e-12, "{effect}");
+        }
+        let cost = &unit["cost"];
+        let (evaluated, restored) = (
+            cost["evaluated"].as_u64().unwrap(),
+            cost["restored"].as_u64().unwrap(),
+        );
+        // The measured tools are listed last: everything before the unit's tool comes from the
+        // base run's saved list, and only its tool's part and the requests are evaluated.
+        assert!(restored > 256, "{unit}");
+        assert!(
+            evaluated < base_evaluated,
+            "{unit} against the base's {base}"
+        );
+    }
+    assert!(
+        stdout.contains("restored from the prefix cache on average"),
+        "{stdout}"
+    );
+    let trials = |dir: &Path| -> usize {
+        std::fs::read_dir(dir.join("out/runs"))
+            .unwrap()
+            .map(|run| read_trials(&run.unwrap().path()).len())
+            .sum()
+    };
+    let before = trials(dir.path());
+    assert_eq!(before, (units.len() + 1) * 4);
+    let again = explain();
+    assert_eq!(again.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("resuming the explain"));
+    assert_eq!(trials(dir.path()), before);
+}

@@ -33,7 +33,7 @@ pub use local::{
     prefix_cache,
 };
 pub use openai::OpenAiBackend;
-pub use options::{BackendOptions, LocalOptions};
+pub use options::{BackendOptions, LocalOptions, PrefixCacheUse};
 pub use oracle::{OracleAnswers, OracleBackend};
 pub use provider_names::ToolNameMap;
 pub use random::RandomBackend;
@@ -237,8 +237,13 @@ impl AnyBackend {
                     temperature: local.temperature.unwrap_or(0.0),
                     seed: local.seed.unwrap_or(0),
                     action_probabilities: local.graded.unwrap_or(false),
+                    pick_only: local.pick_only.unwrap_or(false),
                     prefix_cache: match local.kv_cache {
-                        Some(false) => None,
+                        Some(PrefixCacheUse::Off) => None,
+                        Some(PrefixCacheUse::RestoreOnly) => Some(CacheLocation {
+                            saves: false,
+                            ..CacheLocation::from_env().map_err(invalid)?
+                        }),
                         _ => Some(CacheLocation::from_env().map_err(invalid)?),
                     },
                 };

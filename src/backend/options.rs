@@ -33,11 +33,28 @@ pub struct LocalOptions {
     /// every action); `ab` turns it on, `run --graded` too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graded: Option<bool>,
-    /// Save and restore prompt prefixes through the persistent prefix cache [default: on;
-    /// `--no-kv-cache`]. Not part of the plan: it changes when a trial's numbers are computed,
-    /// never what they are.
+    /// In `score` mode, stop at the pick: the call goes out with `{}` for arguments instead of
+    /// arguments written under a grammar. `explain` measures picks only, and writing arguments
+    /// was a third of its time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick_only: Option<bool>,
+    /// How prompt prefixes go through the persistent prefix cache [default: restored and saved;
+    /// `--no-kv-cache`: neither]. Not part of the plan: it changes when a trial's numbers are
+    /// computed, never what they are.
     #[serde(skip)]
-    pub kv_cache: Option<bool>,
+    pub kv_cache: Option<PrefixCacheUse>,
+}
+
+/// How the embedded model uses the persistent prefix cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefixCacheUse {
+    /// Neither read nor written (`--no-kv-cache`).
+    Off,
+    /// Prefixes are restored, and a new one worth keeping is saved (the default).
+    RestoreAndSave,
+    /// Prefixes are restored, none is saved: for prompts no later run will share, such as
+    /// `explain`'s wordings that each lack one sentence (an entry of the travel list is 160 MB).
+    RestoreOnly,
 }
 
 impl BackendOptions {
@@ -70,6 +87,7 @@ impl BackendOptions {
                 temperature: self.local.temperature.or(fallback.local.temperature),
                 seed: self.local.seed.or(fallback.local.seed),
                 graded: self.local.graded.or(fallback.local.graded),
+                pick_only: self.local.pick_only.or(fallback.local.pick_only),
                 kv_cache: self.local.kv_cache.or(fallback.local.kv_cache),
             },
         }

@@ -3,12 +3,14 @@
 //! settings the library takes), and no other module sees them. The flags several commands share
 //! are defined once, in `flags`, and flattened into each; a command's own flags live with it.
 
+mod explain_options;
 mod flags;
 mod import_options;
 mod run_options;
 mod values;
 mod writer_options;
 
+pub use explain_options::ExplainOptions;
 pub use flags::{
     AdjustFlag, AlphaFlag, BackendsFlag, BudgetFlag, EraChoice, FormatFlag, HostedFlags,
     LiveServerFlags, ModelFlags, NameFlag, OutFlag, OutputFormat, ProfilesFlag, ProgressFlag,
@@ -164,6 +166,13 @@ pub enum Command {
     /// held-out part. DIR gets variant.toml, IMPROVE.md, report.html and every trial; a killed
     /// improve resumes when run again. Exit 0 adopted, 1 not adopted.
     Improve(Box<ImproveOptions>),
+    /// Which sentence of a description earns a tool its picks, and which steals them: each
+    /// sentence and parameter description of the tool (named with --tool, or the most confused)
+    /// and of its neighbours is left out in turn, and the tasks it can move are run without it
+    /// beside the wording as it is, graded by the model's probabilities (local) or its picks over
+    /// repeats (hosted). DIR gets EXPLAIN.md, explain.json, explain.html and every run; a killed
+    /// explain resumes when run again.
+    Explain(Box<ExplainOptions>),
     /// Walk a drafted suite's pending tasks in the terminal, one at a time: accept, reject, edit in
     /// $EDITOR, skip or quit; each decision is written at once. Without a terminal, lists what is
     /// pending and exits 2.
@@ -310,6 +319,7 @@ mod tests {
                 Command::Run(o) => o.out.out,
                 Command::Draft(o) => o.out.out,
                 Command::Improve(o) => o.out.out,
+                Command::Explain(o) => o.out.out,
                 Command::Merge { out, .. } => out.out,
                 Command::Import(o) => o.out.out,
                 Command::ImportBfcl(o) => o.out.out,

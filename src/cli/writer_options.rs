@@ -79,6 +79,12 @@ pub struct ImproveOptions {
     /// Tools rewritten per round (the weakest on the working part).
     #[arg(long, value_name = "T", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=50))]
     pub targets: u32,
+    /// Before proposing, measure what in the descriptions moves each target's picks (`explain`'s
+    /// leave-one-out runs on the working part): the rewriter is told which sentences earn and
+    /// which steal, and the strongest stealing sentence of the target and of a neighbour each
+    /// become a candidate without it. Costs a run per sentence of the target and two neighbours.
+    #[arg(long)]
+    pub explain: bool,
     /// The share of tasks held out for the final verdict.
     #[arg(long, value_name = "F", default_value_t = 0.5, value_parser = parse_fraction)]
     pub holdout: f64,

@@ -47,6 +47,7 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
         rounds: options.rounds,
         candidates: options.candidates,
         targets: options.targets,
+        explain: options.explain,
         held_out: options.holdout,
         seed: u64::from(options.seed.seed.unwrap_or(0)),
         out: folder.clone(),

@@ -3,6 +3,7 @@
 
 mod compare;
 mod draft;
+mod explain;
 mod import;
 mod import_dataset;
 mod improve;
@@ -22,6 +23,7 @@ use std::path::PathBuf;
 
 pub use compare::run_compare;
 pub use draft::run_draft;
+pub use explain::run_explain;
 pub use import::run_import;
 pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use improve::run_improve;
@@ -93,6 +95,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
         Command::Serve(options) => run_serve(options, out),
         Command::Draft(options) => run_draft(*options, out),
         Command::Improve(options) => run_improve(*options, out),
+        Command::Explain(options) => run_explain(*options, out),
         Command::Review { dir } => run_review(&dir, out),
         Command::Import(options) => run_import(options, out),
         Command::ImportBfcl(options) => run_import_bfcl(options, out),

@@ -3,7 +3,7 @@
 //! server a command reads, the folder it writes. Commands call these and never each other, and no
 //! command fakes a parse to learn another's defaults: `RunSettings::default()` is them.
 
-use crate::backend::{BackendOptions, LocalOptions};
+use crate::backend::{BackendOptions, LocalOptions, PrefixCacheUse};
 use crate::cli::{
     DistractorChoice, EraChoice, HostedFlags, LiveServerFlags, ModelFlags, OutFlag, RunOptions,
 };
@@ -27,7 +27,7 @@ pub fn backend_options(model: &ModelFlags, hosted: &HostedFlags) -> BackendOptio
         local: LocalOptions {
             model: model.model.clone(),
             threads: model.threads,
-            kv_cache: model.no_kv_cache.then_some(false),
+            kv_cache: model.no_kv_cache.then_some(PrefixCacheUse::Off),
             ..LocalOptions::default()
         },
     }
@@ -179,7 +179,10 @@ mod tests {
         let local = &settings.backend.local;
         assert_eq!(local.model.as_deref(), Some("m.gguf"));
         assert_eq!((local.threads, local.threads_batch), (Some(3), Some(5)));
-        assert_eq!((local.seed, local.kv_cache), (Some(7), Some(false)));
+        assert_eq!(
+            (local.seed, local.kv_cache),
+            (Some(7), Some(PrefixCacheUse::Off))
+        );
         assert_eq!(settings.timeout, 9.0);
         assert_eq!(settings.budget, Some(2.0));
         assert_eq!(settings.config, Some(PathBuf::from("c.toml")));

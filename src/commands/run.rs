@@ -23,7 +23,10 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
             RunTarget::Resume {
                 folder: folder.clone(),
                 budget: options.budget.budget,
-                kv_cache: options.model.no_kv_cache.then_some(false),
+                kv_cache: options
+                    .model
+                    .no_kv_cache
+                    .then_some(crate::backend::PrefixCacheUse::Off),
             }
         }
         None => RunTarget::New {

@@ -73,7 +73,12 @@ pub fn measure_name(trials: &[StoredTrial]) -> String {
 }
 
 /// The paired effect on `tasks` of having the unit (`with`) over lacking it (`without`).
-fn paired(on: &str, tasks: &[String], with: &BTreeMap<String, f64>, without: &BTreeMap<String, f64>) -> Option<Effect> {
+fn paired(
+    on: &str,
+    tasks: &[String],
+    with: &BTreeMap<String, f64>,
+    without: &BTreeMap<String, f64>,
+) -> Option<Effect> {
     let (a, b): (Vec<f64>, Vec<f64>) = tasks
         .iter()
         .filter_map(|task| Some((*with.get(task)?, *without.get(task)?)))
@@ -155,7 +160,10 @@ mod tests {
     fn effects_come_own_first_then_neighbours_then_no_call_and_rank_by_size() {
         let groups = vec![
             ("a".to_string(), vec!["a1".into(), "a2".into(), "ab".into()]),
-            ("b".to_string(), vec!["b1".into(), "b2".into(), "ab".into()]),
+            (
+                "b".to_string(),
+                vec!["b1".into(), "b2".into(), "b3".into(), "ab".into()],
+            ),
             (NO_CALL.to_string(), vec!["n1".into(), "n2".into()]),
         ];
         let with = values(&[
@@ -164,6 +172,7 @@ mod tests {
             ("ab", 0.7),
             ("b1", 0.3),
             ("b2", 0.2),
+            ("b3", 0.25),
             ("n1", 0.9),
             ("n2", 0.9),
         ]);
@@ -174,6 +183,7 @@ mod tests {
             ("ab", 0.4),
             ("b1", 0.6),
             ("b2", 0.5),
+            ("b3", 0.55),
             ("n1", 0.9),
             ("n2", 0.9),
         ]);
@@ -182,11 +192,11 @@ mod tests {
         let on: Vec<&str> = effects.iter().map(|e| e.on.as_str()).collect();
         assert_eq!(on, ["a", "b", NO_CALL]);
         assert_eq!(effects[0].verdict, EffectVerdict::Earns);
-        assert_eq!(effects[1].tasks, 3);
+        assert_eq!(effects[1].tasks, 4);
         assert_eq!(effects[2].verdict, EffectVerdict::Neutral);
         // The neighbours' column leaves out the task a's own group shares with b.
         let neighbours = neighbours.unwrap();
-        assert_eq!(neighbours.tasks, 2);
+        assert_eq!(neighbours.tasks, 3);
         assert!((neighbours.delta - (-0.3)).abs() < 1e-9, "{neighbours:?}");
         assert_eq!(neighbours.verdict, EffectVerdict::Steals);
 

@@ -3,24 +3,43 @@
 //! negative: it steals), with a paired bootstrap 95% interval over the tasks, and a verdict word.
 //! The word never claims more than the interval shows: "neutral" when the interval lies within
 //! ±`NEUTRAL_WITHIN` (a change too small to act on, however consistent), else "earns" or "steals"
-//! when it excludes zero, and "cannot say" otherwise — a model that barely reacts to a sentence gets "neutral" or
+//! when it excludes zero, and "cannot say" otherwise (and for fewer than `FEWEST_TASKS` tasks that
+//! moved more than that) — a model that barely reacts to a sentence gets "neutral" or
 //! "cannot say", never an invented effect.
 
 use crate::analysis::statistics::bootstrap_mean_difference;
 
 /// Effects within this much of zero either way (in p_right) are too small to act on.
 pub const NEUTRAL_WITHIN: f64 = 0.02;
+/// Fewer tasks than this give no interval worth the name (one task's bootstrap is that task):
+/// the verdict is "neutral" when every task moved less than `NEUTRAL_WITHIN`, else "cannot say".
+pub const FEWEST_TASKS: usize = 3;
 const RESAMPLES: usize = 10_000;
 const SEED: u64 = 0x0065_7870_6c61_696e;
 
 /// What a unit does on a group of tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum EffectVerdict {
+    #[serde(rename = "earns")]
     Earns,
+    #[serde(rename = "steals")]
     Steals,
+    #[serde(rename = "neutral")]
     Neutral,
+    #[serde(rename = "cannot say")]
     CannotSay,
+}
+
+impl EffectVerdict {
+    /// The word tables and `explain.json` give.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EffectVerdict::Earns => "earns",
+            EffectVerdict::Steals => "steals",
+            EffectVerdict::Neutral => "neutral",
+            EffectVerdict::CannotSay => "cannot say",
+        }
+    }
 }
 
 /// A unit's effect on the tasks of `on` (a tool's name, or "no-call").
@@ -42,8 +61,15 @@ pub fn effect(on: &str, with: &[f64], without: &[f64]) -> Option<Effect> {
     }
     let differences: Vec<f64> = with.iter().zip(without).map(|(w, o)| w - o).collect();
     let interval = bootstrap_mean_difference(&differences, RESAMPLES, SEED)?;
+    let too_few = differences.len() < FEWEST_TASKS;
     // Too small to act on comes first: a consistent 0.005 is real, and still nothing to rewrite for.
-    let verdict = if interval.low >= -NEUTRAL_WITHIN && interval.high <= NEUTRAL_WITHIN {
+    let verdict = if too_few {
+        if differences.iter().all(|d| d.abs() <= NEUTRAL_WITHIN) {
+            EffectVerdict::Neutral
+        } else {
+            EffectVerdict::CannotSay
+        }
+    } else if interval.low >= -NEUTRAL_WITHIN && interval.high <= NEUTRAL_WITHIN {
         EffectVerdict::Neutral
     } else if interval.low > 0.0 {
         EffectVerdict::Earns
@@ -91,5 +117,14 @@ mod tests {
             EffectVerdict::CannotSay
         );
         assert_eq!(effect("x", &[], &[]), None);
+        // One or two tasks give no interval to speak of, however large the change.
+        assert_eq!(
+            effect("x", &[0.9, 0.8], &[0.1, 0.2]).unwrap().verdict,
+            EffectVerdict::CannotSay
+        );
+        assert_eq!(
+            effect("x", &[0.9], &[0.89]).unwrap().verdict,
+            EffectVerdict::Neutral
+        );
     }
 }

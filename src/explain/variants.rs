@@ -2,7 +2,7 @@
 //! unit taken away — a sentence removed from the tool's description, or a parameter's description
 //! emptied — written through the starting point's overlay (`wording::Overlay`: the starting
 //! variant's own file, or an empty overlay on the toolset), so each is a variant file `ab` and
-//! `serve` take as they are. Each is named `<stem>-without-<n>`, n counting the units from 1 in
+//! `serve` take as they are. `improve` builds them on its current wording the same way. Each is named `<stem>-without-<n>`, n counting the units from 1 in
 //! the order given, so a name is short, valid and stable for a resumed run.
 
 use super::units::{Unit, UnitKind, description_without};
@@ -18,10 +18,12 @@ pub struct LeaveOneOut {
     pub text: String,
 }
 
-/// A variant per unit of `units`, built on `overlay` over `toolset` (the starting wording); units
-/// of tools `toolset` lacks are skipped.
+/// A variant per unit of `units`, built on `overlay` with `wordings` (the tools already reworded,
+/// by served name; none for the starting wording itself) over `toolset`, which reads as they make
+/// it; units of tools `toolset` lacks are skipped.
 pub fn leave_one_out(
     overlay: &Overlay,
+    wordings: &BTreeMap<String, Wording>,
     toolset: &Toolset,
     stem: &str,
     units: &[Unit],
@@ -33,10 +35,14 @@ pub fn leave_one_out(
         };
         // Only the unit's own text changes: parameters left out of a wording keep theirs (one
         // without a description must not gain an empty one).
-        let mut wording = Wording {
-            description: tool.description.clone().unwrap_or_default(),
-            params: BTreeMap::new(),
-        };
+        let mut wording = wordings
+            .get(&unit.tool)
+            .cloned()
+            .unwrap_or_else(|| Wording {
+                description: String::new(),
+                params: BTreeMap::new(),
+            });
+        wording.description = tool.description.clone().unwrap_or_default();
         match (&unit.kind, &unit.param) {
             (UnitKind::Sentence, _) => {
                 wording.description = description_without(&wording.description, unit.index);
@@ -51,7 +57,9 @@ pub fn leave_one_out(
             "{stem} without one unit of {}: {:?} (written by mcpick explain)",
             unit.tool, unit.text
         );
-        let text = overlay.render(&name, &note, &BTreeMap::from([(unit.tool.clone(), wording)]))?;
+        let mut reworded = wordings.clone();
+        reworded.insert(unit.tool.clone(), wording);
+        let text = overlay.render(&name, &note, &reworded)?;
         variants.push(LeaveOneOut {
             unit: unit.clone(),
             name,
@@ -76,7 +84,8 @@ mod tests {
         let tool = toolset.tool("get_weather").unwrap();
         let measured = units(tool);
         let overlay = Overlay::new(None, "travel").unwrap();
-        let variants = leave_one_out(&overlay, toolset, "travel", &measured).unwrap();
+        let variants =
+            leave_one_out(&overlay, &BTreeMap::new(), toolset, "travel", &measured).unwrap();
         assert_eq!(variants.len(), measured.len());
         let dir = tempfile::tempdir().unwrap();
         for variant in &variants {

@@ -11,6 +11,7 @@
 //! significantly better. Everything is told in `IMPROVE.md` (`write_up`), rewritten after every
 //! step; every trial is in a run folder, so a killed `improve` resumes where it stopped.
 
+mod attribution;
 mod judge;
 mod ledger;
 mod promotion;
@@ -39,10 +40,10 @@ use crate::backend::BackendOptions;
 use crate::backend::JsonWriter;
 use crate::document::markdown::markdown_document;
 use crate::model::Suite;
-use crate::settings::RunSettings;
 use crate::runner::RunSet;
-use crate::work_folder::WorkFolder;
+use crate::settings::RunSettings;
 use crate::wording::{Start, load_start};
+use crate::work_folder::WorkFolder;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -60,6 +61,9 @@ pub struct ImproveSettings {
     /// Rewriter candidates per target (the rules add one more where they have something to say).
     pub candidates: u32,
     pub targets: u32,
+    /// Measure what moves each target's picks first (`explain`'s leave-one-out runs on the working
+    /// part), and aim the proposals with it.
+    pub explain: bool,
     /// The held-out fraction.
     pub held_out: f64,
     pub seed: u64,
@@ -90,6 +94,7 @@ fn fingerprint(settings: &ImproveSettings, split: &Split) -> serde_json::Value {
         "suite": settings.suite, "variant": settings.variant, "backends": settings.run.backends,
         "rewriter": settings.rewriter, "rounds": settings.rounds, "candidates": settings.candidates,
         "targets": settings.targets, "held_out": settings.held_out, "seed": settings.seed,
+        "explain": settings.explain,
         "split": split, "instructions": rewriter::template_hash(),
     })
 }
@@ -112,6 +117,15 @@ pub async fn improve(
     say: &mut dyn FnMut(String),
 ) -> Result<(Ending, Account), String> {
     let started = Instant::now();
+    if settings.explain
+        && let Some(why) = settings
+            .run
+            .backends
+            .first()
+            .and_then(|b| crate::explain::refusal(b))
+    {
+        return Err(format!("--explain: {why}"));
+    }
     let start = load_start(&settings.suite, settings.variant.as_deref(), "improve")?;
     let split = split_tasks(&start.suite.tasks, settings.held_out, settings.seed);
     if split.working.is_empty() || split.held_out.is_empty() {
@@ -124,7 +138,10 @@ pub async fn improve(
     // One improve per folder: a second would append the same trials to the same runs.
     let folder = WorkFolder::open(&settings.out, "improve", &fingerprint(settings, &split))?;
     if folder.resumed {
-        say(format!("resuming the improve in {}", settings.out.display()));
+        say(format!(
+            "resuming the improve in {}",
+            settings.out.display()
+        ));
     }
     write(
         &settings.out.join("split.json"),

@@ -105,6 +105,7 @@ pub(super) async fn propose(
                     .push(format!("{tool}: {}", crate::untrusted_text::shown(&e, 500))),
             }
         }
+        proposed.extend(super::attribution::explain_candidates(toolset, target));
         if let Some(wording) = rules::rule_wording(toolset, target, findings) {
             proposed.push(Candidate {
                 tool: tool.clone(),

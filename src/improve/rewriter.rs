@@ -149,6 +149,7 @@ pub fn rewrite_ask(
             tool.name
         ));
     }
+    user.push_str(&super::attribution::attribution_lines(target));
     user.push_str(&format!(
         "\nWrite {count} different new wording(s) of {}: each a description of the tool and a description of every parameter.",
         tool.name

@@ -7,6 +7,7 @@
 //! improves of the suite (`ledger`). Each step is a function of its own; this
 //! file only strings them together and saves the account after each.
 
+use super::attribution::attribute;
 use super::ledger::{self, ledger_path};
 use super::proposals::{journaled, propose, record_journal};
 use super::screen::screen_all;
@@ -56,7 +57,10 @@ pub(super) async fn rounds(
             account.stopped = Some("no tool left to fix on the working part".into());
             break;
         }
-        let round = candidates(context, &current, number, targets, say).await?;
+        let round = match candidates(context, &current, number, targets, account, say).await? {
+            Ok(round) => round,
+            Err(ending) => return Ok(ending),
+        };
         account.rounds.push(round);
         save(context, account)?;
         let mut measured = match measure(context, &current, account, say).await? {
@@ -147,14 +151,40 @@ fn targets(
 }
 
 /// The round's candidates, proposed and screened — or, for a resumed round, read back from its
-/// journal, so the rewriter is asked nothing twice.
+/// journal, so the rewriter is asked nothing twice. With `--explain`, each target's attribution is
+/// measured first (its runs resume like the others).
 async fn candidates(
     context: &mut Context<'_>,
     current: &Current,
     number: u32,
-    targets: Vec<Target>,
+    mut targets: Vec<Target>,
+    account: &mut Account,
     say: &mut dyn FnMut(String),
-) -> Result<Round, String> {
+) -> Step<Round> {
+    if context.settings.explain {
+        for target in &mut targets {
+            match attribute(
+                context,
+                &current.wordings,
+                &current.label,
+                number,
+                target,
+                say,
+            )
+            .await?
+            {
+                Ok(attribution) => target.attribution = attribution,
+                Err((how, why)) => {
+                    account.stopped = Some(why);
+                    save(context, account)?;
+                    return Ok(Err(match how {
+                        crate::explain::Ending::Interrupted => Ending::Interrupted,
+                        _ => Ending::Incomplete,
+                    }));
+                }
+            }
+        }
+    }
     let mut round = Round {
         number,
         baseline: current.label.clone(),
@@ -190,7 +220,7 @@ async fn candidates(
             restored: 0,
         })
         .collect();
-    Ok(round)
+    Ok(Ok(round))
 }
 
 /// Each candidate the screen let through, written as a variant file, run on the working part and

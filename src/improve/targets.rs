@@ -55,6 +55,8 @@ pub struct Target {
     pub neighbours: Vec<String>,
     pub lost: Vec<Miss>,
     pub took: Vec<Miss>,
+    /// What moves its picks, most first, when `--explain` measured it.
+    pub attribution: Vec<super::attribution::Attributed>,
 }
 
 /// The action a trial picked first: a tool, or text.
@@ -185,5 +187,6 @@ fn target(
         neighbours,
         lost,
         took,
+        attribution: Vec::new(),
     }
 }

@@ -1,7 +1,6 @@
 //! The pure parts of `improve` on the shipped travel data: the split, the targets, the rules'
 //! wording, the checks, the overlay. The loop itself is `tests/integration/improve.rs`.
 
-use super::overlay::Overlay;
 use super::promotion::promotion;
 use super::rules::rule_wording;
 use super::screen::screen;
@@ -11,6 +10,7 @@ use super::wording::{Candidate, Origin, Wording, apply, wording_of};
 use crate::lint::lint;
 use crate::load::Workspace;
 use crate::model::Task;
+use crate::wording::Overlay;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -162,6 +162,7 @@ fn target(tool: &str, neighbours: &[&str]) -> Target {
             picked: neighbours[0].into(),
         }],
         took: Vec::new(),
+        attribution: Vec::new(),
     }
 }
 
@@ -246,4 +247,109 @@ fn an_overlay_keeps_the_start_and_rewords_by_base_name() {
         describe["get_weather_forecast"]["description"].as_str(),
         Some("Get forecast")
     );
+}
+
+#[test]
+fn what_explain_measured_aims_the_ask_and_makes_candidates() {
+    use super::attribution::{Attributed, attribution_lines, explain_candidates};
+    use crate::explain::{EffectVerdict, UnitKind};
+    let workspace = travel();
+    let toolset = workspace.toolset("travel").unwrap().clone();
+    let unit =
+        |tool: &str, index: usize, text: &str, delta: f64, verdict: EffectVerdict| Attributed {
+            tool: tool.into(),
+            kind: UnitKind::Sentence,
+            param: None,
+            index,
+            text: text.into(),
+            delta,
+            low: delta - 0.05,
+            high: delta + 0.05,
+            verdict,
+        };
+    let mut target = target("get_weather", &["get_weather_forecast"]);
+    let weather = toolset
+        .tool("get_weather")
+        .unwrap()
+        .description
+        .clone()
+        .unwrap();
+    let forecast = toolset
+        .tool("get_weather_forecast")
+        .unwrap()
+        .description
+        .clone()
+        .unwrap();
+    let first = |text: &str| crate::explain::sentences(text)[0].clone();
+    let second = |text: &str| crate::explain::sentences(text)[1].clone();
+    target.attribution = vec![
+        unit(
+            "get_weather",
+            0,
+            &first(&weather),
+            0.3,
+            EffectVerdict::Earns,
+        ),
+        unit(
+            "get_weather",
+            1,
+            &second(&weather),
+            -0.1,
+            EffectVerdict::Steals,
+        ),
+        unit(
+            "get_weather_forecast",
+            1,
+            &second(&forecast),
+            -0.2,
+            EffectVerdict::Steals,
+        ),
+        unit(
+            "get_weather_forecast",
+            0,
+            &first(&forecast),
+            0.01,
+            EffectVerdict::Neutral,
+        ),
+    ];
+    let lines = attribution_lines(&target);
+    assert!(
+        lines.contains("earn get_weather its picks — keep"),
+        "{lines}"
+    );
+    assert!(lines.contains(&format!("{:?}", first(&weather))), "{lines}");
+    assert!(
+        lines.contains("cost get_weather its picks — change"),
+        "{lines}"
+    );
+    assert!(
+        lines.contains("in get_weather_forecast's description"),
+        "{lines}"
+    );
+    assert!(
+        !lines.contains(&format!("{:?}", first(&forecast))),
+        "{lines}"
+    );
+    let candidates = explain_candidates(&toolset, &target);
+    assert_eq!(candidates.len(), 2);
+    assert!(candidates.iter().all(|c| c.origin == Origin::Explain));
+    assert_eq!(candidates[0].tool, "get_weather");
+    assert!(
+        !candidates[0]
+            .wording
+            .description
+            .contains(&second(&weather))
+    );
+    assert!(candidates[0].wording.description.contains(&first(&weather)));
+    assert_eq!(candidates[1].tool, "get_weather_forecast");
+    assert!(
+        !candidates[1]
+            .wording
+            .description
+            .contains(&second(&forecast))
+    );
+    // Nothing measured: the ask says nothing of it, and no candidate comes of it.
+    target.attribution.clear();
+    assert!(attribution_lines(&target).is_empty());
+    assert!(explain_candidates(&toolset, &target).is_empty());
 }

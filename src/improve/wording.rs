@@ -13,6 +13,8 @@ pub enum Origin {
     Rewriter,
     /// Built from the lint's findings and the confusable pair, without a model.
     Rules,
+    /// A unit `improve --explain` measured stealing the target's picks, taken out.
+    Explain,
 }
 
 impl Origin {
@@ -20,6 +22,7 @@ impl Origin {
         match self {
             Origin::Rewriter => "rewriter",
             Origin::Rules => "rules",
+            Origin::Explain => "explain",
         }
     }
 }
@@ -35,4 +38,3 @@ pub struct Candidate {
     #[serde(default)]
     pub rejected: Vec<String>,
 }
-

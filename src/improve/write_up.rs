@@ -205,6 +205,33 @@ fn round_section(round: &Round) -> Section {
             rows,
         }),
     ];
+    for target in &round.targets {
+        if target.attribution.is_empty() {
+            continue;
+        }
+        parts.push(Part::Table(Table {
+            caption: format!(
+                "What moves {}'s picks on the working part (each unit left out in turn; Δ: with it minus without it)",
+                target.standing.tool
+            ),
+            header: ["tool", "unit", "Δ", "95% interval", "verdict"]
+                .map(String::from)
+                .to_vec(),
+            rows: target
+                .attribution
+                .iter()
+                .map(|a| {
+                    vec![
+                        a.tool.clone(),
+                        shown(&a.text, 160),
+                        format!("{:+.3}", a.delta),
+                        format!("[{:+.3}, {:+.3}]", a.low, a.high),
+                        a.verdict.as_str().to_string(),
+                    ]
+                })
+                .collect(),
+        }));
+    }
     parts.extend(
         round
             .rewriter_errors

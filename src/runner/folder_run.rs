@@ -102,7 +102,8 @@ pub async fn run(
 }
 
 /// Runs `settings` into `folder`: resumes it when its manifest records the same settings (but for
-/// the budget, which `settings.budget` replaces), starts it when there is no run there. `what`
+/// the budget, which `settings.budget` replaces, and the use of the prefix cache, which no
+/// manifest records), starts it when there is no run there. `what`
 /// names the run in errors (`the agreement run`).
 pub async fn run_in_folder(
     settings: &RunSettings,
@@ -114,6 +115,9 @@ pub async fn run_in_folder(
         Ok((manifest, _)) => {
             let mut recorded = manifest.options.clone();
             recorded.budget = settings.budget;
+            // How the prefix cache is used is not recorded (it changes when numbers are computed,
+            // never what they are), so it cannot make two runs' settings differ.
+            recorded.backend.local.kv_cache = settings.backend.local.kv_cache;
             if recorded != *settings {
                 return Err(format!(
                     "{what}: {} holds a run of other settings",

@@ -11,6 +11,7 @@ use crate::settings::RunSettings;
 use std::path::{Path, PathBuf};
 
 /// Where and how a command runs its trials.
+#[derive(Debug, Clone)]
 pub struct RunSet {
     /// The settings every run starts from (backend, its options, limits).
     pub template: RunSettings,

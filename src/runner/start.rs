@@ -33,7 +33,7 @@ pub enum RunTarget {
     Resume {
         folder: PathBuf,
         budget: Option<f64>,
-        kv_cache: Option<bool>,
+        kv_cache: Option<crate::backend::PrefixCacheUse>,
     },
 }
 

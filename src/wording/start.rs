@@ -32,7 +32,11 @@ fn in_toolsets(file: &Path) -> bool {
 
 /// Loads `suite` (a file holding one suite) and its toolset under `variant`; `command` names the
 /// command in the refusal of a file holding several suites.
-pub fn load_start(suite_path: &Path, variant: Option<&str>, command: &str) -> Result<Start, String> {
+pub fn load_start(
+    suite_path: &Path,
+    variant: Option<&str>,
+    command: &str,
+) -> Result<Start, String> {
     let toolsets = Path::new("toolsets");
     let mut paths: Vec<PathBuf> = Some(toolsets.to_path_buf())
         .filter(|d| d.is_dir())

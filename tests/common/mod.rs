@@ -10,6 +10,7 @@ pub mod mock_provider;
 pub mod native_search_provider;
 pub mod rewriter_provider;
 pub mod suggestible_provider;
+pub mod swayed_provider;
 pub mod written_files;
 
 /// The records of a run folder's `trials.jsonl`, each line parsed (a line that does not parse

@@ -280,7 +280,7 @@ fn an_ab_without_two_arms_and_a_sweep_beyond_the_pool_are_refused() {
 }
 
 /// Debian's Chromium (`.ci/run` installs it).
-fn chromium() -> std::path::PathBuf {
+pub(crate) fn chromium() -> std::path::PathBuf {
     ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
         .iter()
         .map(std::path::PathBuf::from)
@@ -289,7 +289,7 @@ fn chromium() -> std::path::PathBuf {
 }
 
 /// Runs headless Chromium on `page` with `extra` arguments.
-fn headless(profile: &Path, page: &Path, extra: &[&str]) -> Output {
+pub(crate) fn headless(profile: &Path, page: &Path, extra: &[&str]) -> Output {
     Command::new(chromium())
         .args([
             "--headless",
@@ -305,7 +305,7 @@ fn headless(profile: &Path, page: &Path, extra: &[&str]) -> Output {
 }
 
 /// The page's render check (the charts as the browser laid them out), as JSON text.
-fn render_check(page: &Path, profile: &Path) -> String {
+pub(crate) fn render_check(page: &Path, profile: &Path) -> String {
     let dom = headless(profile, page, &["--dump-dom"]);
     let dom = String::from_utf8_lossy(&dom.stdout);
     dom.split("id=\"render-check\"")

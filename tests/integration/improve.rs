@@ -420,6 +420,22 @@ fn bad_input_is_refused_by_name_before_anything_runs() {
     let one = run(&["improve", "one.toml", "--backend", "bm25", "-o", "out"]);
     assert_eq!(one.status.code(), Some(2), "{}", text(&one));
     assert!(text(&one).contains("too few to split"), "{}", text(&one));
+    // --explain measures how a model's picks move: a fixed picker gives nothing to measure.
+    let explained = run(&[
+        "improve",
+        "suite.toml",
+        "--backend",
+        "bm25",
+        "--explain",
+        "-o",
+        "out",
+    ]);
+    assert_eq!(explained.status.code(), Some(2), "{}", text(&explained));
+    assert!(
+        text(&explained).contains("--explain: --backend bm25"),
+        "{}",
+        text(&explained)
+    );
     assert!(!dir.path().join("out/runs").exists());
     assert!(provider.prompts().is_empty());
 }

@@ -13,6 +13,7 @@ mod cli;
 mod compare;
 mod draft;
 mod experiments;
+mod explain;
 mod filesystem_server;
 mod formats;
 mod golden_runs;

@@ -17,7 +17,8 @@
 //! 1e-4: `Scope::Mass`) and the reply carries each action's probability
 //! (`crate::pick_distribution`): in the native style the model's own (text, or a call of each
 //! tool, normalised over the tools shown); in the instructed style the softmax of the calibrated
-//! scores. Otherwise only what can still win is scored (`Scope::Best`).
+//! scores. Otherwise only what can still win is scored (`Scope::Best`). With `pick_only` set, no
+//! arguments are written: the pick goes out with `{}` (what `explain` measures is the pick).
 
 use super::LocalBackend;
 use super::engine::{ANY_JSON_OBJECT, Engine, Sampling, Scope};
@@ -125,6 +126,9 @@ impl LocalBackend {
                 ..Reply::default()
             });
         }
+        if self.options.pick_only {
+            return Ok(picked_alone(names[best], input_tokens, actions));
+        }
         let mut reply_so_far = prompt;
         reply_so_far.extend(&openings[best]);
         let (arguments, written) = engine.generate(
@@ -206,6 +210,9 @@ impl LocalBackend {
                 ..Reply::default()
             });
         }
+        if self.options.pick_only {
+            return Ok(picked_alone(names[best], input_tokens, actions));
+        }
         let schema = &turn.tools[best]["inputSchema"];
         // The arguments are asked for as a follow-up in the same conversation, so the tool list
         // and the request already in the KV cache are not evaluated again.
@@ -245,6 +252,20 @@ impl LocalBackend {
         if let Ok(mut priors) = self.priors.lock() {
             priors.insert(key, prior.to_vec());
         }
+    }
+}
+
+/// A call of `tool` with `{}` for arguments: the reply of `pick_only`.
+fn picked_alone(tool: &str, input_tokens: u64, actions: Vec<ActionProbability>) -> Reply {
+    Reply {
+        calls: vec![ToolCallRequest {
+            id: "call_1".into(),
+            tool: tool.to_string(),
+            arguments: parse_arguments(&Value::String("{}".into())),
+        }],
+        input_tokens,
+        actions,
+        ..Reply::default()
     }
 }
 

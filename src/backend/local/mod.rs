@@ -100,6 +100,8 @@ pub struct LocalSettings {
     /// In `score` mode, score every action (not only those that can still win) and return each
     /// one's probability with the reply, for the graded measures of an A/B test.
     pub action_probabilities: bool,
+    /// In `score` mode, reply with the pick and `{}` for its arguments, writing none.
+    pub pick_only: bool,
     /// Where prompt prefixes are saved and restored across runs; `None`: nowhere.
     #[serde(skip)]
     pub prefix_cache: Option<CacheLocation>,
@@ -213,7 +215,12 @@ impl LocalBackend {
             .map_err(|e| format!("{}: cannot create a context: {e}", path.display()))?;
         let prefix_cache = options.prefix_cache.as_ref().map(|location| {
             let key = engine::prefix_cache_key(&options, ctx_size);
-            prefix_cache::PrefixCache::new(&location.folder, &key, location.max_bytes)
+            let cache = prefix_cache::PrefixCache::new(&location.folder, &key, location.max_bytes);
+            if location.saves {
+                cache
+            } else {
+                cache.restore_only()
+            }
         });
         Ok(LocalBackend {
             mode,

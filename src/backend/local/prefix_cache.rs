@@ -79,6 +79,8 @@ fn parse_size(text: &str) -> Option<u64> {
 pub struct CacheLocation {
     pub folder: PathBuf,
     pub max_bytes: u64,
+    /// Whether new prefixes are saved (restoring is always on).
+    pub saves: bool,
 }
 
 impl CacheLocation {
@@ -87,6 +89,7 @@ impl CacheLocation {
         Ok(CacheLocation {
             folder: default_folder(),
             max_bytes: max_bytes_from_env()?,
+            saves: true,
         })
     }
 }
@@ -113,6 +116,7 @@ pub struct PrefixCache {
     folder: PathBuf,
     key: String,
     max_bytes: u64,
+    saves: bool,
 }
 
 impl PrefixCache {
@@ -124,7 +128,21 @@ impl PrefixCache {
             folder: root.join(&sha256_hex(key.as_bytes())[..16]),
             key: key.to_string(),
             max_bytes,
+            saves: true,
         }
+    }
+
+    /// The same cache, restored from but never saved to.
+    pub fn restore_only(self) -> PrefixCache {
+        PrefixCache {
+            saves: false,
+            ..self
+        }
+    }
+
+    /// Whether new prefixes are saved.
+    pub fn saves(&self) -> bool {
+        self.saves
     }
 
     fn path_of(&self, tokens: &[i32]) -> PathBuf {

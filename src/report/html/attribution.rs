@@ -17,8 +17,14 @@ fn piece_html(piece: &AttributedPiece) -> String {
         .map_or(0.0, |d| (d.abs() / FULL_AT).min(1.0));
     let alpha = 0.15 + 0.7 * strength;
     let (class, style) = match piece.verdict.as_str() {
-        "earns" => ("earns", format!("background: rgba(34, 160, 80, {alpha:.2})")),
-        "steals" => ("steals", format!("background: rgba(214, 48, 49, {alpha:.2})")),
+        "earns" => (
+            "earns",
+            format!("background: rgba(34, 160, 80, {alpha:.2})"),
+        ),
+        "steals" => (
+            "steals",
+            format!("background: rgba(214, 48, 49, {alpha:.2})"),
+        ),
         "neutral" => ("neutral", "background: #ececec".to_string()),
         "cannot say" => ("unsure", String::new()),
         _ => ("unmeasured", String::new()),
@@ -86,8 +92,14 @@ mod tests {
             sentences: vec![piece("earns", Some(0.3)), piece("steals", Some(f64::NAN))],
             params: vec![("city".into(), piece("cannot say", None))],
         }]);
-        assert!(html.contains("unit earns\" data-unit=\"s1\" style=\"background: rgba(34, 160, 80, 0.85)"));
-        assert!(html.contains("unit steals\" data-unit=\"s1\" style=\"background: rgba(214, 48, 49, 0.15)"));
+        assert!(
+            html.contains(
+                "unit earns\" data-unit=\"s1\" style=\"background: rgba(34, 160, 80, 0.85)"
+            )
+        );
+        assert!(html.contains(
+            "unit steals\" data-unit=\"s1\" style=\"background: rgba(214, 48, 49, 0.15)"
+        ));
         assert!(html.contains("Use &lt;this&gt; &amp; &quot;that&quot;"));
         assert!(html.contains("<code>city</code>"));
         assert!(!html.contains("NaN"));

@@ -123,7 +123,7 @@ impl Engine {
             return;
         };
         let ids: Vec<i32> = prefix.iter().map(|t| t.0).collect();
-        if prefix.len() < MIN_KEPT_TOKENS || cache.holds(&ids) {
+        if !cache.saves() || prefix.len() < MIN_KEPT_TOKENS || cache.holds(&ids) {
             return;
         }
         let started = std::time::Instant::now();
