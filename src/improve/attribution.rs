@@ -7,7 +7,7 @@
 //! each become a candidate without it (`explain_candidates`: the neighbour narrowed).
 
 use super::Context;
-use super::targets::Target;
+use super::targets::{Attributed, Target};
 use super::wording::{Candidate, Origin, Wording};
 use crate::backend::PrefixCacheUse;
 use crate::explain::{
@@ -19,21 +19,6 @@ use std::collections::BTreeMap;
 
 /// Neighbours measured beside a target.
 const NEIGHBOURS: usize = 2;
-
-/// One unit's measured effect on a target's working tasks.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Attributed {
-    pub tool: String,
-    pub kind: UnitKind,
-    pub param: Option<String>,
-    /// The sentence's position in its description (for a sentence).
-    pub index: usize,
-    pub text: String,
-    pub delta: f64,
-    pub low: f64,
-    pub high: f64,
-    pub verdict: EffectVerdict,
-}
 
 /// What moves `target`'s picks under `wordings` (the round's wording, labelled `label`); a run
 /// stopped (Ctrl-C, budget) comes back as `Err` with how and why.

@@ -5,6 +5,7 @@
 //! finds described alike) and the working tasks it lost or wrongly took. Only trials of the working
 //! part ever come here, so nothing the rewriter is shown can come from a held-out task. Pure.
 
+use crate::explain::{EffectVerdict, UnitKind};
 use crate::lint::similar_description_pairs;
 use crate::model::Toolset;
 use crate::pick_distribution::TEXT_ACTION;
@@ -47,6 +48,21 @@ pub struct Miss {
     pub picked: String,
 }
 
+/// One unit's measured effect on a target's working tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attributed {
+    pub tool: String,
+    pub kind: UnitKind,
+    pub param: Option<String>,
+    /// The sentence's position in its description (for a sentence).
+    pub index: usize,
+    pub text: String,
+    pub delta: f64,
+    pub low: f64,
+    pub high: f64,
+    pub verdict: EffectVerdict,
+}
+
 /// A tool a round rewrites.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
@@ -56,7 +72,7 @@ pub struct Target {
     pub lost: Vec<Miss>,
     pub took: Vec<Miss>,
     /// What moves its picks, most first, when `--explain` measured it.
-    pub attribution: Vec<super::attribution::Attributed>,
+    pub attribution: Vec<Attributed>,
 }
 
 /// The action a trial picked first: a tool, or text.

@@ -251,7 +251,8 @@ fn an_overlay_keeps_the_start_and_rewords_by_base_name() {
 
 #[test]
 fn what_explain_measured_aims_the_ask_and_makes_candidates() {
-    use super::attribution::{Attributed, attribution_lines, explain_candidates};
+    use super::attribution::{attribution_lines, explain_candidates};
+    use super::targets::Attributed;
     use crate::explain::{EffectVerdict, UnitKind};
     let workspace = travel();
     let toolset = workspace.toolset("travel").unwrap().clone();
