@@ -1053,6 +1053,9 @@ fn explain_restores_the_list_up_to_the_changed_tool_and_resumes() {
                 "turn_off_light",
                 "--neighbours",
                 "1",
+                // `explain` has no --threads-batch: its evaluation takes the default two.
+                "--threads",
+                "1",
                 "-o",
                 "out",
             ],
