@@ -53,6 +53,11 @@ pub struct Effect {
     pub verdict: EffectVerdict,
 }
 
+/// `value` to three decimals, as printed.
+fn printed(value: f64) -> f64 {
+    (value * 1000.0).round() / 1000.0
+}
+
 /// The effect from each task's p_right `with` the unit and `without` it (same tasks, same order);
 /// `None` for no tasks or lengths that differ.
 pub fn effect(on: &str, with: &[f64], without: &[f64]) -> Option<Effect> {
@@ -62,6 +67,9 @@ pub fn effect(on: &str, with: &[f64], without: &[f64]) -> Option<Effect> {
     let differences: Vec<f64> = with.iter().zip(without).map(|(w, o)| w - o).collect();
     let interval = bootstrap_mean_difference(&differences, RESAMPLES, SEED)?;
     let too_few = differences.len() < FEWEST_TASKS;
+    // The verdict reads the interval as the tables print it, to three decimals, so a reader never
+    // sees "[+0.005, +0.020] earns" beside the rule "neutral within ±0.02".
+    let (low, high) = (printed(interval.low), printed(interval.high));
     // Too small to act on comes first: a consistent 0.005 is real, and still nothing to rewrite for.
     let verdict = if too_few {
         if differences.iter().all(|d| d.abs() <= NEUTRAL_WITHIN) {
@@ -69,11 +77,11 @@ pub fn effect(on: &str, with: &[f64], without: &[f64]) -> Option<Effect> {
         } else {
             EffectVerdict::CannotSay
         }
-    } else if interval.low >= -NEUTRAL_WITHIN && interval.high <= NEUTRAL_WITHIN {
+    } else if low >= -NEUTRAL_WITHIN && high <= NEUTRAL_WITHIN {
         EffectVerdict::Neutral
-    } else if interval.low > 0.0 {
+    } else if low > 0.0 {
         EffectVerdict::Earns
-    } else if interval.high < 0.0 {
+    } else if high < 0.0 {
         EffectVerdict::Steals
     } else {
         EffectVerdict::CannotSay
@@ -109,6 +117,12 @@ mod tests {
             effect("x", &with, &barely).unwrap().verdict,
             EffectVerdict::Neutral
         );
+        // At the edge as printed: [+0.005, +0.020] is within ±0.02.
+        let edge_with = [0.5, 0.5, 0.5, 0.5];
+        let edge_without = [0.48, 0.4996, 0.49, 0.48];
+        let edge = effect("x", &edge_with, &edge_without).unwrap();
+        assert!(edge.high > NEUTRAL_WITHIN && edge.high < NEUTRAL_WITHIN + 5e-4, "{edge:?}");
+        assert_eq!(edge.verdict, EffectVerdict::Neutral);
         // Large but inconsistent: cannot say.
         let mixed_with = [0.9, 0.1, 0.9, 0.1];
         let mixed_without = [0.1, 0.9, 0.1, 0.85];

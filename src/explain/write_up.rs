@@ -363,6 +363,9 @@ pub fn document(explanation: &Explanation) -> Document {
     let mut pictures = Vec::new();
     for tool in &explanation.tools {
         pictures.push(Part::Subheading(format!("Effects on {tool}'s tasks")));
+        pictures.push(Part::Paragraph(format!(
+            "explain.html draws each measured description with its units coloured by their effect on {tool}'s tasks: green where a unit earns {tool} its picks, red where it steals them."
+        )));
         pictures.push(Part::Chart(Chart::Attribution(coloured(explanation, tool))));
     }
     Document {
