@@ -121,7 +121,10 @@ mod tests {
         let edge_with = [0.5, 0.5, 0.5, 0.5];
         let edge_without = [0.48, 0.4996, 0.49, 0.48];
         let edge = effect("x", &edge_with, &edge_without).unwrap();
-        assert!(edge.high > NEUTRAL_WITHIN && edge.high < NEUTRAL_WITHIN + 5e-4, "{edge:?}");
+        assert!(
+            edge.high > NEUTRAL_WITHIN && edge.high < NEUTRAL_WITHIN + 5e-4,
+            "{edge:?}"
+        );
         assert_eq!(edge.verdict, EffectVerdict::Neutral);
         // Large but inconsistent: cannot say.
         let mixed_with = [0.9, 0.1, 0.9, 0.1];

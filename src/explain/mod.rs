@@ -14,6 +14,7 @@
 
 pub mod attribution;
 pub mod effects;
+mod entry;
 mod measure;
 pub mod scope;
 pub mod units;
@@ -73,4 +74,5 @@ pub fn refusal(backend: &str) -> Option<String> {
     })
 }
 
-pub use measure::{Measured, Measurement, explain, measure_units};
+pub use entry::explain;
+pub use measure::{Measured, Measurement, measure_units};
