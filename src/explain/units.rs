@@ -5,7 +5,8 @@
 //! like, in any case), after a single letter ("U.S."), inside a number ("3.5") or a name with no
 //! space after its dot ("example.com", "v1.2"). Closing quotes and brackets after the mark stay
 //! with the sentence they close. The pieces put back together, in order, are the description as it
-//! was, white space aside — a person can predict where every cut falls.
+//! was, white space aside — a person can predict where every cut falls. A description without one
+//! sentence keeps every other character as it was (line breaks included).
 
 use crate::model::Tool;
 
@@ -52,10 +53,28 @@ fn ends_abbreviation(before: &str) -> bool {
     single || dotted || ABBREVIATIONS.contains(&word.as_str())
 }
 
-/// The sentences of `text`, trimmed, in order; none for text that is only white space.
-pub fn sentences(text: &str) -> Vec<String> {
+/// Where each sentence of `text` lies, as byte ranges of `text` trimmed of white space, in order;
+/// none for text that is only white space.
+fn sentence_spans(text: &str) -> Vec<(usize, usize)> {
     let chars: Vec<char> = text.chars().collect();
-    let mut pieces = Vec::new();
+    let bytes: Vec<usize> = text
+        .char_indices()
+        .map(|(at, _)| at)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let mut spans = Vec::new();
+    let mut push = |from: usize, to: usize| {
+        let (mut from, mut to) = (from, to);
+        while from < to && chars[from].is_whitespace() {
+            from += 1;
+        }
+        while to > from && chars[to - 1].is_whitespace() {
+            to -= 1;
+        }
+        if from < to {
+            spans.push((bytes[from], bytes[to]));
+        }
+    };
     let mut start = 0;
     let mut i = 0;
     while i < chars.len() {
@@ -77,21 +96,23 @@ pub fn sentences(text: &str) -> Vec<String> {
             }
         }
         if let Some(end) = end {
-            let piece: String = chars[start..end].iter().collect();
-            if !piece.trim().is_empty() {
-                pieces.push(piece.trim().to_string());
-            }
+            push(start, end);
             start = end;
             i = end;
             continue;
         }
         i += 1;
     }
-    let rest: String = chars[start..].iter().collect();
-    if !rest.trim().is_empty() {
-        pieces.push(rest.trim().to_string());
-    }
-    pieces
+    push(start, chars.len());
+    spans
+}
+
+/// The sentences of `text`, trimmed, in order; none for text that is only white space.
+pub fn sentences(text: &str) -> Vec<String> {
+    sentence_spans(text)
+        .into_iter()
+        .map(|(from, to)| text[from..to].to_string())
+        .collect()
 }
 
 /// Every unit of `tool`: its description's sentences, then each described parameter (in the
@@ -127,15 +148,20 @@ pub fn units(tool: &Tool) -> Vec<Unit> {
     units
 }
 
-/// The description without sentence `index` (the others joined by one space, line breaks aside).
+/// The description without sentence `index` and the white space that parted it from the next
+/// sentence (from the one before, for the last): every other character stays as it was, so the
+/// variant differs from the description in that sentence alone. Out of range: the description.
 pub fn description_without(description: &str, index: usize) -> String {
-    sentences(description)
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| *k != index)
-        .map(|(_, s)| s)
-        .collect::<Vec<_>>()
-        .join(" ")
+    let spans = sentence_spans(description);
+    let Some(&(from, to)) = spans.get(index) else {
+        return description.to_string();
+    };
+    let (from, to) = match (spans.get(index + 1), index.checked_sub(1).map(|k| spans[k])) {
+        (Some(&(next, _)), _) => (from, next),
+        (None, Some((_, previous_end))) => (previous_end, to),
+        (None, None) => (from, to),
+    };
+    format!("{}{}", &description[..from], &description[to..])
 }
 
 #[cfg(test)]
@@ -205,5 +231,27 @@ mod tests {
             description_without("Current weather. Not forecasts. Metric.", 1),
             "Current weather. Metric."
         );
+    }
+
+    #[test]
+    fn a_description_without_a_sentence_keeps_every_other_character() {
+        let text = "  Daily forecast: highs and lows.\nUse for tomorrow;  not now.\n\nNo past dates! ";
+        assert_eq!(
+            description_without(text, 0),
+            "  Use for tomorrow;  not now.\n\nNo past dates! "
+        );
+        assert_eq!(
+            description_without(text, 1),
+            "  Daily forecast: highs and lows.\nNo past dates! "
+        );
+        // The last goes with the white space before it.
+        assert_eq!(
+            description_without(text, 2),
+            "  Daily forecast: highs and lows.\nUse for tomorrow;  not now. "
+        );
+        assert_eq!(description_without("Only one.", 0), "");
+        assert_eq!(description_without(text, 7), text);
+        // Multibyte text cuts on character boundaries.
+        assert_eq!(description_without("天气。明天的预报。", 0), "明天的预报。");
     }
 }

@@ -108,6 +108,16 @@ mod tests {
                 UnitKind::Sentence => {
                     let description = changed.description.as_deref().unwrap();
                     assert!(!description.contains(&variant.unit.text), "{description}");
+                    // Exactly the sentence is gone: the line break between the others stays.
+                    let original = tool.description.as_deref().unwrap();
+                    assert_eq!(
+                        description,
+                        crate::explain::description_without(original, variant.unit.index)
+                    );
+                    assert_eq!(
+                        description.len() + variant.unit.text.len() + 1,
+                        original.len()
+                    );
                     // The other sentences are all still there.
                     for other in measured
                         .iter()
