@@ -9,7 +9,6 @@
 use super::Context;
 use super::targets::{Attributed, Target};
 use super::wording::{Candidate, Origin, Wording};
-use crate::backend::PrefixCacheUse;
 use crate::explain::{
     EffectVerdict, Measurement, UnitKind, description_without, leave_one_out, measure_units,
     ranked, similar_tools, task_groups, units,
@@ -74,9 +73,6 @@ pub(super) async fn attribute(
     runs.template.listed_last = measured.clone();
     runs.template.max_turns = 1;
     runs.template.backend.local.pick_only = Some(true);
-    if runs.template.backend.local.kv_cache == Some(PrefixCacheUse::RestoreOnly) {
-        runs.template.backend.local.kv_cache = None;
-    }
     let variant_dir = context.settings.out.join("variants");
     let base_files: Vec<std::path::PathBuf> = if label == start.label {
         Vec::new()
