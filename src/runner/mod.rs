@@ -1,5 +1,6 @@
 //! Running trials: every run goes in through `folder_run::run` (started, announced, executed,
-//! summed up; `mcpick run` and the runs `draft` and `improve` make alike). A run is started
+//! summed up; `mcpick run` and the runs `draft`, `improve` and `explain` make alike, the last two
+//! as a `run_set`: their runs in one folder, sharing a budget). A run is started
 //! (`start`: new or resumed, its shard, folder and manifest) and its plan (`plan`) resolved once; each suite's toolset is served by one `McpServer` (whose
 //! tools/list the first trial lists and the rest share, `ToolListing`); each trial (task × backend)
 //! opens a fresh MCP session on the in-memory transport, lets the backend take turns through its
