@@ -235,7 +235,8 @@ mod tests {
 
     #[test]
     fn a_description_without_a_sentence_keeps_every_other_character() {
-        let text = "  Daily forecast: highs and lows.\nUse for tomorrow;  not now.\n\nNo past dates! ";
+        let text =
+            "  Daily forecast: highs and lows.\nUse for tomorrow;  not now.\n\nNo past dates! ";
         assert_eq!(
             description_without(text, 0),
             "  Use for tomorrow;  not now.\n\nNo past dates! "
