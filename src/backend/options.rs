@@ -38,8 +38,8 @@ pub struct LocalOptions {
     /// was a third of its time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pick_only: Option<bool>,
-    /// How prompt prefixes go through the persistent prefix cache [default: restored and saved;
-    /// `--no-kv-cache`: neither]. Not part of the plan: it changes when a trial's numbers are
+    /// How prompt prefixes go through the persistent prefix cache [default (`None`): restored,
+    /// and saved when worth keeping; `--no-kv-cache`: neither]. Not part of the plan: it changes when a trial's numbers are
     /// computed, never what they are.
     #[serde(skip)]
     pub kv_cache: Option<PrefixCacheUse>,
@@ -50,8 +50,6 @@ pub struct LocalOptions {
 pub enum PrefixCacheUse {
     /// Neither read nor written (`--no-kv-cache`).
     Off,
-    /// Prefixes are restored, and a new one worth keeping is saved (the default).
-    RestoreAndSave,
     /// Prefixes are restored, none is saved: for prompts no later run will share, such as
     /// `explain`'s wordings that each lack one sentence (an entry of the travel list is 160 MB).
     RestoreOnly,

@@ -6,48 +6,37 @@
 //! the backend stopped it, 130 on Ctrl-C.
 
 use super::ExitStatus;
-use super::resolve::{backend_options, reply_timeout, required_out};
+use super::resolve::{graded_run, out_and_backend};
 use crate::cli::ExplainOptions;
 use crate::explain::{Ending, ExplainSettings, explain, ranked};
-use crate::settings::RunSettings;
 use std::io::Write;
 
 /// Trials per task for a model whose probabilities are not known, unless `--repeats` says.
 const HOSTED_REPEATS: u32 = 5;
 
 pub fn run_explain(options: ExplainOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
-    let (folder, backend) = match (
-        required_out(&options.out),
-        options.backends.backends.first(),
+    let (folder, backend) = match out_and_backend(
+        &options.out,
+        &options.backends,
+        "the model whose picks are explained",
     ) {
-        (Ok(folder), Some(backend)) => (folder, backend.clone()),
-        (Err(message), _) => {
+        Ok(resolved) => resolved,
+        Err(message) => {
             writeln!(out, "mcpick explain: {message}")?;
-            return Ok(ExitStatus::InvalidInput);
-        }
-        (_, None) => {
-            writeln!(
-                out,
-                "mcpick explain: give --backend, the model whose picks are explained"
-            )?;
             return Ok(ExitStatus::InvalidInput);
         }
     };
     let local = backend == "local" || backend.starts_with("local:");
-    let mut measured = backend_options(&options.model, &options.hosted);
-    // Graded as in `ab`: how sure the model was counts, not only what it picked.
-    measured.local.graded = Some(true);
-    let run = RunSettings {
-        backends: vec![backend.clone()],
-        config: options.profiles.config.clone(),
-        budget: options.budget.budget,
-        backend: measured,
-        timeout: reply_timeout(&options.hosted),
-        repeats: options
-            .repeats
-            .unwrap_or(if local { 1 } else { HOSTED_REPEATS }),
-        ..RunSettings::default()
-    };
+    let mut run = graded_run(
+        &backend,
+        &options.model,
+        &options.hosted,
+        &options.profiles,
+        &options.budget,
+    );
+    run.repeats = options
+        .repeats
+        .unwrap_or(if local { 1 } else { HOSTED_REPEATS });
     let settings = ExplainSettings {
         suite: options.suite.clone(),
         variant: options.variants.single().map(str::to_string),

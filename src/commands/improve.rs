@@ -4,41 +4,30 @@
 //! adopted, 1 when it is not, 3 when the budget stopped it, 130 on Ctrl-C.
 
 use super::ExitStatus;
-use super::resolve::{backend_options, reply_timeout, required_out, writer_timeout};
+use super::resolve::{backend_options, graded_run, out_and_backend, writer_timeout};
 use crate::cli::ImproveOptions;
 use crate::improve::{Ending, ImproveSettings, improve, verdict_sentence};
-use crate::settings::RunSettings;
 use std::io::Write;
 
 pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
-    let (folder, backend) = match (
-        required_out(&options.out),
-        options.backends.backends.first(),
+    let (folder, backend) = match out_and_backend(
+        &options.out,
+        &options.backends,
+        "the model whose picks are measured",
     ) {
-        (Ok(folder), Some(backend)) => (folder, backend.clone()),
-        (Err(message), _) => {
+        Ok(resolved) => resolved,
+        Err(message) => {
             writeln!(out, "mcpick improve: {message}")?;
             return Ok(ExitStatus::InvalidInput);
         }
-        (_, None) => {
-            writeln!(
-                out,
-                "mcpick improve: give --backend, the model whose picks are measured"
-            )?;
-            return Ok(ExitStatus::InvalidInput);
-        }
     };
-    let mut measured = backend_options(&options.model, &options.hosted);
-    // Graded as in `ab`: how sure the model was counts, not only what it picked.
-    measured.local.graded = Some(true);
-    let run = RunSettings {
-        backends: vec![backend.clone()],
-        config: options.profiles.config.clone(),
-        budget: options.budget.budget,
-        backend: measured,
-        timeout: reply_timeout(&options.hosted),
-        ..RunSettings::default()
-    };
+    let run = graded_run(
+        &backend,
+        &options.model,
+        &options.hosted,
+        &options.profiles,
+        &options.budget,
+    );
     let settings = ImproveSettings {
         suite: options.suite.clone(),
         variant: options.variants.single().map(str::to_string),

@@ -5,7 +5,8 @@
 
 use crate::backend::{BackendOptions, LocalOptions, PrefixCacheUse};
 use crate::cli::{
-    DistractorChoice, EraChoice, HostedFlags, LiveServerFlags, ModelFlags, OutFlag, RunOptions,
+    BackendsFlag, BudgetFlag, DistractorChoice, EraChoice, HostedFlags, LiveServerFlags,
+    ModelFlags, OutFlag, ProfilesFlag, RunOptions,
 };
 use crate::import::live_server::ServerSource;
 use crate::mcp::client::Negotiation;
@@ -119,6 +120,44 @@ pub fn required_out(flag: &OutFlag) -> Result<PathBuf, String> {
     flag.out
         .clone()
         .ok_or_else(|| "give -o/--out, where to write".to_string())
+}
+
+/// The folder and the one backend of a command that measures one (`improve`, `explain`); `what`
+/// says what the backend is for, in the error when it is missing.
+pub fn out_and_backend(
+    out: &OutFlag,
+    backends: &BackendsFlag,
+    what: &str,
+) -> Result<(PathBuf, String), String> {
+    let folder = required_out(out)?;
+    let backend = backends
+        .backends
+        .first()
+        .cloned()
+        .ok_or_else(|| format!("give --backend, {what}"))?;
+    Ok((folder, backend))
+}
+
+/// The runs of a command that measures one backend (`improve`, `explain`): `RunSettings::default()`
+/// with the shared flags, graded as in `ab` — how sure the model was counts, not only what it
+/// picked.
+pub fn graded_run(
+    backend: &str,
+    model: &ModelFlags,
+    hosted: &HostedFlags,
+    profiles: &ProfilesFlag,
+    budget: &BudgetFlag,
+) -> RunSettings {
+    let mut measured = backend_options(model, hosted);
+    measured.local.graded = Some(true);
+    RunSettings {
+        backends: vec![backend.to_string()],
+        config: profiles.config.clone(),
+        budget: budget.budget,
+        backend: measured,
+        timeout: reply_timeout(hosted),
+        ..RunSettings::default()
+    }
 }
 
 #[cfg(test)]

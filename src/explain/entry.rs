@@ -4,7 +4,7 @@
 //! their leave-one-out variants; the measurement (`measure`) with the write-up rewritten after
 //! every unit; and the time every invocation spent added up.
 
-use super::measure::{Measured, Measurement, ending_of, measure_units, record_cost};
+use super::measure::{Measured, Measurement, measure_units, record_cost};
 use super::scope::{most_confused, similar_tools, task_groups, trading_partners};
 use super::units::{Unit, units};
 use super::variants::leave_one_out;
@@ -116,9 +116,7 @@ pub async fn explain(
     template.backend.local.pick_only = Some(true);
     let mut runs = RunSet {
         template,
-        paths: std::iter::once(settings.suite.clone())
-            .chain(start.files.iter().cloned())
-            .collect(),
+        paths: start.run_paths(),
         folder: settings.out.join("runs"),
         budget: settings.run.budget,
         progress: settings.progress,
@@ -134,7 +132,7 @@ pub async fn explain(
         ));
         let survey = runs.run("survey", arm, &[], &[]).await?;
         record_cost(&costs_path, "survey", &survey.run)?;
-        if let Some((ending, why)) = ending_of(&survey.run) {
+        if let Some((how, why)) = survey.run.stopped() {
             let mut explanation = Explanation::new(
                 &start,
                 backend,
@@ -145,7 +143,7 @@ pub async fn explain(
                 Vec::new(),
             );
             explanation.stopped = Some(format!("the survey run stopped: {why}"));
-            return Ok((ending, explanation));
+            return Ok((Ending::from(how), explanation));
         }
         let candidates: Vec<String> = start
             .toolset
@@ -247,7 +245,9 @@ pub async fn explain(
     explanation.seconds = folder.add_seconds(started.elapsed().as_secs_f64())?;
     write_all(&settings.out, &explanation)?;
     Ok((
-        measured.stopped.map_or(Ending::Done, |(ending, _)| ending),
+        measured
+            .stopped
+            .map_or(Ending::Done, |(how, _)| Ending::from(how)),
         explanation,
     ))
 }

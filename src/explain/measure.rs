@@ -5,12 +5,11 @@
 //! ends. What each run cost this process (time, tokens evaluated and restored) is kept in a file
 //! (`DIR/.explain/costs.json`), added to on a resume.
 
-use super::Ending;
 use super::attribution::{MeasuredUnit, UnitCost, measure_name, task_values, unit_effects};
 use super::units::Unit;
 use super::variants::LeaveOneOut;
 use crate::backend::PrefixCacheUse;
-use crate::runner::{FolderRun, RunSet};
+use crate::runner::{FolderRun, RunSet, Stop};
 use crate::work_folder::write;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -53,25 +52,6 @@ pub(super) fn record_cost(
     Ok(costs.get(name).copied())
 }
 
-/// How a stopped run ended, and why.
-pub(super) fn ending_of(run: &FolderRun) -> Option<(Ending, String)> {
-    if run.interrupted {
-        return Some((
-            Ending::Interrupted,
-            "interrupted; the same command resumes".into(),
-        ));
-    }
-    if run.budget_reached {
-        return Some((Ending::Incomplete, "the budget is spent".into()));
-    }
-    run.halted.first().map(|(backend, why)| {
-        (
-            Ending::Incomplete,
-            format!("backend {backend} was stopped: {why}"),
-        )
-    })
-}
-
 /// What the leave-one-out runs measure: where they run and on what.
 pub struct Measurement<'a> {
     /// The runs' settings and folder; the measured tools' order is the caller's to set.
@@ -97,7 +77,7 @@ pub struct Measured {
     pub base_cost: Option<UnitCost>,
     /// Every unit; those not run yet have no effects.
     pub units: Vec<MeasuredUnit>,
-    pub stopped: Option<(Ending, String)>,
+    pub stopped: Option<(Stop, String)>,
 }
 
 /// Runs the wording as it is and each leave-one-out wording on `tasks`, and each unit's effects;
@@ -140,7 +120,7 @@ pub async fn measure_units(
         .await?;
     measured.base_cost = record_cost(m.costs_path, &base_name, &base.run)?;
     measured.measure = measure_name(&base.trials);
-    if let Some(stopped) = ending_of(&base.run) {
+    if let Some(stopped) = base.run.stopped() {
         measured.stopped = Some(stopped);
         return Ok(measured);
     }
@@ -181,7 +161,7 @@ pub async fn measure_units(
                 own.verdict.as_str()
             ));
         }
-        if let Some(stopped) = ending_of(&run.run) {
+        if let Some(stopped) = run.run.stopped() {
             measured.stopped = Some(stopped);
             return Ok(measured);
         }

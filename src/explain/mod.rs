@@ -60,6 +60,15 @@ pub enum Ending {
     Incomplete,
 }
 
+impl From<crate::runner::Stop> for Ending {
+    fn from(stop: crate::runner::Stop) -> Ending {
+        match stop {
+            crate::runner::Stop::Interrupted => Ending::Interrupted,
+            crate::runner::Stop::Incomplete => Ending::Incomplete,
+        }
+    }
+}
+
 /// Backends that give neither probabilities nor picks that vary between repeats: leaving a
 /// sentence out can only be measured as it flips a fixed pick, which says nothing of its weight.
 const REFUSED: [&str; 5] = ["bm25", "random", "embed", "oracle", "replay"];

@@ -28,7 +28,7 @@ pub(super) async fn attribute(
     number: u32,
     target: &Target,
     say: &mut dyn FnMut(String),
-) -> Result<Result<Vec<Attributed>, (crate::explain::Ending, String)>, String> {
+) -> Result<Result<Vec<Attributed>, (crate::runner::Stop, String)>, String> {
     let start = context.start;
     let tool = &target.standing.tool;
     let toolset = apply(&start.toolset, wordings);

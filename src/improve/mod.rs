@@ -160,9 +160,7 @@ pub async fn improve(
     };
     let runs = RunSet {
         template: settings.run.clone(),
-        paths: std::iter::once(settings.suite.clone())
-            .chain(start.files.iter().cloned())
-            .collect(),
+        paths: start.run_paths(),
         folder: settings.out.join("runs"),
         budget: settings.run.budget,
         progress: settings.progress,

@@ -19,7 +19,7 @@ use crate::analysis::statistics::AbVerdict;
 use crate::document::markdown::markdown_document;
 use crate::lint::lint;
 use crate::record::StoredTrial;
-use crate::runner::FolderRun;
+use crate::runner::{FolderRun, Stop};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -175,12 +175,9 @@ async fn candidates(
             {
                 Ok(attribution) => target.attribution = attribution,
                 Err((how, why)) => {
-                    account.stopped = Some(why);
+                    let ending = ended(how, why, account);
                     save(context, account)?;
-                    return Ok(Err(match how {
-                        crate::explain::Ending::Interrupted => Ending::Interrupted,
-                        _ => Ending::Incomplete,
-                    }));
+                    return Ok(Err(ending));
                 }
             }
         }
@@ -327,19 +324,17 @@ fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
 
 /// Ends the rounds early when a run was stopped; the reason goes into the account.
 fn stopped(run: &FolderRun, account: &mut Account) -> Option<Ending> {
-    if run.interrupted {
-        account.stopped = Some("interrupted; the same command resumes".into());
-        return Some(Ending::Interrupted);
+    let (how, why) = run.stopped()?;
+    Some(ended(how, why, account))
+}
+
+/// The ending a stop means, its reason put into the account.
+fn ended(how: Stop, why: String, account: &mut Account) -> Ending {
+    account.stopped = Some(why);
+    match how {
+        Stop::Interrupted => Ending::Interrupted,
+        Stop::Incomplete => Ending::Incomplete,
     }
-    if run.budget_reached {
-        account.stopped = Some("the budget is spent".into());
-        return Some(Ending::Incomplete);
-    }
-    if let Some((backend, why)) = run.halted.first() {
-        account.stopped = Some(format!("backend {backend} was stopped: {why}"));
-        return Some(Ending::Incomplete);
-    }
-    None
 }
 
 /// The final wording against the starting one on the held-out part: `variant.toml`, the verdict,

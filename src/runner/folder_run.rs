@@ -39,10 +39,38 @@ pub struct FolderRun {
     pub local_work: Vec<(String, Work)>,
 }
 
+/// Why a run ended before its last trial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Ctrl-C: the same command resumes.
+    Interrupted,
+    /// The budget is spent, or a backend was stopped.
+    Incomplete,
+}
+
 impl FolderRun {
     /// Whether every planned trial is in the folder.
     pub fn complete(&self) -> bool {
         !self.interrupted && !self.budget_reached && self.halted.is_empty()
+    }
+
+    /// How and why the run stopped before its last trial; none when it did not.
+    pub fn stopped(&self) -> Option<(Stop, String)> {
+        if self.interrupted {
+            return Some((
+                Stop::Interrupted,
+                "interrupted; the same command resumes".into(),
+            ));
+        }
+        if self.budget_reached {
+            return Some((Stop::Incomplete, "the budget is spent".into()));
+        }
+        self.halted.first().map(|(backend, why)| {
+            (
+                Stop::Incomplete,
+                format!("backend {backend} was stopped: {why}"),
+            )
+        })
     }
 }
 

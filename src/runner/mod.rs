@@ -30,7 +30,7 @@ mod trial_serving;
 pub use crate::backend::redact;
 pub use batch::{BatchQueue, BatchSettings};
 pub use cache::{ResponseCache, cache_folder};
-pub use folder_run::{FolderRun, run, run_in_folder};
+pub use folder_run::{FolderRun, Stop, run, run_in_folder};
 pub use lane::{BackendLane, RateLimiter, ReplyCost, RetryPolicy};
 pub use plan::{BASE_ARM, PlanError, PlannedTrial, RunPlan};
 pub use price::list_price;

@@ -1,7 +1,7 @@
 //! Where a command that rewords a toolset (`improve`, `explain`) starts: the suite (one, from the
 //! path given), its toolset under the starting wording (`--variant`, else the toolset as it is),
 //! the overlay every written variant builds on, the starting arm's label, and the files each run
-//! must load besides `toolsets/`.
+//! must load besides `toolsets/` (`run_paths`: with the suite's own file).
 
 use super::overlay::Overlay;
 use crate::load::{NotLoaded, Workspace};
@@ -20,6 +20,17 @@ pub struct Start {
     /// The files every run loads besides the suite: the toolset's and the starting variant's,
     /// those `toolsets/` (which every run reads) does not hold.
     pub files: Vec<PathBuf>,
+    /// The suite's file, as given.
+    pub suite_path: PathBuf,
+}
+
+impl Start {
+    /// What every run of the command loads: the suite's file, then `files`.
+    pub fn run_paths(&self) -> Vec<PathBuf> {
+        std::iter::once(self.suite_path.clone())
+            .chain(self.files.iter().cloned())
+            .collect()
+    }
 }
 
 /// Whether `file` is under `toolsets/`, which every run loads.
@@ -90,6 +101,7 @@ pub fn load_start(
             stem: base.name.clone(),
             files,
             suite,
+            suite_path: suite_path.to_path_buf(),
         });
     };
     if !in_toolsets(&variant.source) {
@@ -102,5 +114,6 @@ pub fn load_start(
         stem: variant.name.clone(),
         files,
         suite,
+        suite_path: suite_path.to_path_buf(),
     })
 }

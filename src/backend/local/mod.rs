@@ -215,12 +215,8 @@ impl LocalBackend {
             .map_err(|e| format!("{}: cannot create a context: {e}", path.display()))?;
         let prefix_cache = options.prefix_cache.as_ref().map(|location| {
             let key = engine::prefix_cache_key(&options, ctx_size);
-            let cache = prefix_cache::PrefixCache::new(&location.folder, &key, location.max_bytes);
-            if location.saves {
-                cache
-            } else {
-                cache.restore_only()
-            }
+            prefix_cache::PrefixCache::new(&location.folder, &key, location.max_bytes)
+                .saving(location.saves)
         });
         Ok(LocalBackend {
             mode,

@@ -132,12 +132,9 @@ impl PrefixCache {
         }
     }
 
-    /// The same cache, restored from but never saved to.
-    pub fn restore_only(self) -> PrefixCache {
-        PrefixCache {
-            saves: false,
-            ..self
-        }
+    /// The same cache, saved to or (`false`) only restored from.
+    pub fn saving(self, saves: bool) -> PrefixCache {
+        PrefixCache { saves, ..self }
     }
 
     /// Whether new prefixes are saved.
