@@ -40,23 +40,41 @@ pub fn served_tools(toolset: &Toolset, with_fixtures: bool) -> Result<ServedTool
     served.map_err(|e| format!("{}: cannot serve: {e}", toolset.source.display()))
 }
 
-/// Polls the files behind `target` until the task is dropped; each settled change that alters what
-/// would be served is loaded and, if it serves, swapped in. `on_reload` hears of every load.
+/// The state of the files behind a toolset at one moment: what a change is measured against.
+pub struct WatchedFiles {
+    paths: Vec<PathBuf>,
+    last: Vec<Option<FileStamp>>,
+}
+
+impl WatchedFiles {
+    /// The files behind `target` as they are now. Taken before the first load, so an edit that
+    /// lands while the server starts is a change rather than the baseline (a watcher that read its
+    /// baseline only once it was scheduled missed such an edit).
+    pub fn now(target: &ToolsetTarget) -> Self {
+        let paths = target.paths();
+        let last = stamps(&paths);
+        Self { paths, last }
+    }
+}
+
+/// Polls the files behind `target` until the task is dropped; each settled change since `files`
+/// that alters what would be served is loaded and, if it serves, swapped in. `on_reload` hears of
+/// every load.
 pub async fn watch_and_reload(
     server: Arc<McpServer>,
     target: ToolsetTarget,
+    files: WatchedFiles,
     with_fixtures: bool,
     on_reload: impl Fn(Reload) + Send + 'static,
 ) {
-    let paths = target.paths();
-    let mut last = modification_times(&paths);
+    let WatchedFiles { paths, mut last } = files;
     loop {
         tokio::time::sleep(WATCH_INTERVAL).await;
-        if modification_times(&paths) == last {
+        if stamps(&paths) == last {
             continue;
         }
         tokio::time::sleep(SETTLE).await;
-        last = modification_times(&paths);
+        last = stamps(&paths);
         let reloaded = tokio::task::spawn_blocking({
             let target = target.clone();
             move || target.load()
@@ -111,19 +129,24 @@ fn serves_the_same(server: &McpServer, tools: &[Tool], with_fixtures: bool) -> b
     current == new
 }
 
-fn modification_times(paths: &[PathBuf]) -> Vec<Option<SystemTime>> {
-    paths.iter().map(|p| latest_modification(p)).collect()
+/// A file's modification time and length, or for a directory its newest modification time and
+/// the sum of its files' lengths. The length catches an edit that lands within the file system's
+/// timestamp tick.
+type FileStamp = (SystemTime, u64);
+
+fn stamps(paths: &[PathBuf]) -> Vec<Option<FileStamp>> {
+    paths.iter().map(|p| stamp(p)).collect()
 }
 
-/// A file's modification time, or for a directory the newest among its files.
-fn latest_modification(path: &Path) -> Option<SystemTime> {
+fn stamp(path: &Path) -> Option<FileStamp> {
     let metadata = std::fs::metadata(path).ok()?;
     if !metadata.is_dir() {
-        return metadata.modified().ok();
+        return Some((metadata.modified().ok()?, metadata.len()));
     }
-    std::fs::read_dir(path)
+    let files: Vec<_> = std::fs::read_dir(path)
         .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .collect();
+    let newest = files.iter().filter_map(|m| m.modified().ok()).max()?;
+    Some((newest, files.iter().map(|m| m.len()).sum()))
 }

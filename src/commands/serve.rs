@@ -4,7 +4,7 @@
 
 use super::ExitStatus;
 use crate::cli::ServeOptions;
-use crate::live_toolset::{Reload, served_tools, watch_and_reload};
+use crate::live_toolset::{Reload, WatchedFiles, served_tools, watch_and_reload};
 use crate::load::ToolsetTarget;
 use crate::mcp::{McpServer, ServerConfig};
 use std::io::Write;
@@ -15,6 +15,7 @@ pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<
         toolset: options.toolset.clone(),
         variant: options.variant.single().map(str::to_string),
     };
+    let files = WatchedFiles::now(&target);
     let toolset = match target.load() {
         Ok(toolset) => toolset,
         Err(errors) => {
@@ -44,6 +45,7 @@ pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<
         tokio::spawn(watch_and_reload(
             Arc::clone(&server),
             target,
+            files,
             options.conformance_fixtures,
             tell_about_reload,
         ));
