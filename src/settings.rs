@@ -145,6 +145,16 @@ impl Default for RunSettings {
 }
 
 impl RunSettings {
+    /// Settings for runs that measure only the first pick (`explain`, `improve`'s working part):
+    /// one turn, and an embedded model does not write its pick's arguments (a third of a trial's
+    /// time). Such a run's argument scores mean nothing, so a run whose report is read keeps the
+    /// full settings.
+    pub fn first_pick_only(mut self) -> RunSettings {
+        self.max_turns = 1;
+        self.backend.local.pick_only = Some(true);
+        self
+    }
+
     /// The arms' labels, in the order named: a variant named again is an A/A test (the same
     /// descriptions on both sides, to check the statistics find nothing), its later arms labelled
     /// `NAME#2`, `NAME#3`.

@@ -70,15 +70,17 @@ pub struct ImproveOptions {
     /// anthropic:MODEL, with --base-url any OpenAI-compatible server).
     #[arg(long, value_name = "SPEC", default_value = "local")]
     pub rewriter: String,
-    /// Rounds of rewriting, each on the last round's choice.
-    #[arg(long, value_name = "R", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=20))]
+    /// Rounds of rewriting, each on the last round's choice (a round rewords every weak tool at
+    /// once, and a second costs as much again).
+    #[arg(long, value_name = "R", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub rounds: u32,
     /// Rewriter candidates per target tool (the lint's rules add one more).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub candidates: u32,
-    /// Tools rewritten per round (the weakest on the working part).
-    #[arg(long, value_name = "T", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=50))]
-    pub targets: u32,
+    /// Tools rewritten per round, the weakest on the working part first [default: every tool that
+    /// lost a pick, was not sure of one, or took another's].
+    #[arg(long, value_name = "T", value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub targets: Option<u32>,
     /// Before proposing, measure what in the descriptions moves each target's picks (`explain`'s
     /// leave-one-out runs on the working part): the rewriter is told which sentences earn and
     /// which steal, and the strongest stealing sentence of the target and of a neighbour each

@@ -45,9 +45,12 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
         progress: !options.progress.no_progress,
     };
     eprintln!(
-        "mcpick improve: {} round(s), {} target tool(s) a round, {} rewriter candidate(s) per target plus the rules' one; {:.0}% of the tasks held out",
+        "mcpick improve: {} round(s), {} a round, {} rewriter candidate(s) per target plus the rules' one; {:.0}% of the tasks held out",
         settings.rounds,
-        settings.targets,
+        settings.targets.map_or_else(
+            || "every tool with something to fix".to_string(),
+            |t| format!("{t} target tool(s)")
+        ),
         settings.candidates,
         settings.held_out * 100.0
     );
@@ -69,18 +72,13 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
     if let Some(reason) = &account.stopped {
         writeln!(out, "rounds ended: {reason}")?;
     }
-    let run_seconds: Vec<f64> = account
-        .rounds
-        .iter()
-        .flat_map(|r| &r.tried)
-        .filter(|t| t.judgement.is_some())
-        .map(|t| t.seconds)
-        .collect();
+    let run_seconds = account.slate_seconds();
     writeln!(
         out,
-        "{} candidate(s) proposed, {} run on the {} working tasks ({:.0} s each on average), in {:.0} s; held out: {} tasks",
+        "{} candidate(s) proposed, {} measured in {} run(s) on the {} working tasks ({:.0} s a run on average), in {:.0} s; held out: {} tasks",
         account.candidates_proposed(),
         account.candidates_run(),
+        run_seconds.len(),
         account.working.len(),
         run_seconds.iter().sum::<f64>() / run_seconds.len().max(1) as f64,
         account.seconds,

@@ -109,11 +109,7 @@ pub async fn explain(
         ));
     }
     let costs_path = folder.state.join("costs.json");
-    let mut template = settings.run.clone();
-    // Only the first pick is measured: one turn is all a trial needs, and an embedded model need
-    // not write the arguments of its pick.
-    template.max_turns = 1;
-    template.backend.local.pick_only = Some(true);
+    let template = settings.run.clone().first_pick_only();
     let mut runs = RunSet {
         template,
         paths: start.run_paths(),

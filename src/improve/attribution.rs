@@ -71,8 +71,6 @@ pub(super) async fn attribute(
     let variants = leave_one_out(&start.overlay, wordings, &toolset, &stem, &unit_list)?;
     let mut runs = context.runs.clone();
     runs.template.listed_last = measured.clone();
-    runs.template.max_turns = 1;
-    runs.template.backend.local.pick_only = Some(true);
     let variant_dir = context.settings.out.join("variants");
     let base_files: Vec<std::path::PathBuf> = if label == start.label {
         Vec::new()

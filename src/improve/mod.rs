@@ -21,6 +21,7 @@ mod rewriter;
 mod rounds;
 mod rules;
 mod screen;
+mod slates;
 mod split;
 mod targets;
 mod wording;
@@ -34,7 +35,7 @@ pub use screen::{DESCRIPTION_BUDGET, PARAMETER_BUDGET};
 pub use split::{Split, split_tasks};
 pub use targets::{Standing, Target, find_targets, standings};
 pub use wording::{Candidate, Origin, Wording};
-pub use write_up::{Account, Round, Tried, judgement_line, verdict_sentence};
+pub use write_up::{Account, Round, Slate, Tried, judgement_line, verdict_sentence};
 
 use crate::backend::BackendOptions;
 use crate::backend::JsonWriter;
@@ -60,7 +61,8 @@ pub struct ImproveSettings {
     pub rounds: u32,
     /// Rewriter candidates per target (the rules add one more where they have something to say).
     pub candidates: u32,
-    pub targets: u32,
+    /// Tools reworded per round, the weakest first (`None`: every tool with something to fix).
+    pub targets: Option<u32>,
     /// Measure what moves each target's picks first (`explain`'s leave-one-out runs on the working
     /// part), and aim the proposals with it.
     pub explain: bool,
@@ -158,12 +160,18 @@ pub async fn improve(
         held_out: split.held_out.clone(),
         ..Account::default()
     };
-    let runs = RunSet {
+    let held_out_runs = RunSet {
         template: settings.run.clone(),
         paths: start.run_paths(),
         folder: settings.out.join("runs"),
         budget: settings.run.budget,
         progress: settings.progress,
+    };
+    // The working part chooses on the pick alone; the held-out run writes the arguments too, so
+    // its report (`DIR/report.html`) scores them.
+    let runs = RunSet {
+        template: settings.run.clone().first_pick_only(),
+        ..held_out_runs.clone()
     };
     let mut context = Context {
         requests: working_requests(&start.suite, &split),
@@ -171,6 +179,7 @@ pub async fn improve(
         start: &start,
         split: &split,
         runs: &runs,
+        held_out_runs: &held_out_runs,
         rewriter: None,
     };
     let ending = rounds::rounds(&mut context, &mut account, say).await?;
@@ -188,7 +197,9 @@ struct Context<'a> {
     settings: &'a ImproveSettings,
     start: &'a Start,
     split: &'a Split,
+    /// The working part's runs (the first pick only), and the held-out run's.
     runs: &'a RunSet,
+    held_out_runs: &'a RunSet,
     /// The working tasks' requests: all the rewriter may be shown.
     requests: BTreeMap<String, String>,
     /// The rewriter, loaded when first needed.

@@ -62,6 +62,7 @@ pub(super) async fn propose(
     let started = Instant::now();
     for target in targets {
         let tool = &target.standing.tool;
+        let ruled = rules::rule_wording(toolset, target, findings);
         if settings.candidates > 0
             && let Some(ask) = rewriter::rewrite_ask(
                 number,
@@ -93,11 +94,21 @@ pub(super) async fn propose(
                     round
                         .rewriter_errors
                         .extend(note.map(|note| format!("{tool}: {note}")));
-                    proposed.extend(wordings.into_iter().map(|wording| Candidate {
-                        tool: tool.clone(),
-                        origin: Origin::Rewriter,
-                        wording,
-                        rejected: Vec::new(),
+                    proposed.extend(wordings.into_iter().map(|mut wording| {
+                        // The parameters the rewriter left as they were get the rules' texts,
+                        // read from the schema: the rewriter's words go to the description.
+                        for (param, text) in ruled.iter().flat_map(|r| &r.params) {
+                            wording
+                                .params
+                                .entry(param.clone())
+                                .or_insert_with(|| text.clone());
+                        }
+                        Candidate {
+                            tool: tool.clone(),
+                            origin: Origin::Rewriter,
+                            wording,
+                            rejected: Vec::new(),
+                        }
                     }))
                 }
                 Err(e) => round
@@ -106,7 +117,7 @@ pub(super) async fn propose(
             }
         }
         proposed.extend(super::attribution::explain_candidates(toolset, target));
-        if let Some(wording) = rules::rule_wording(toolset, target, findings) {
+        if let Some(wording) = ruled {
             proposed.push(Candidate {
                 tool: tool.clone(),
                 origin: Origin::Rules,

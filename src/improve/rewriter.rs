@@ -5,6 +5,7 @@
 //! a description for every parameter, so a grammar-held model writes them in shape. The requests
 //! shown come from the `Target`, which is built from working trials only. Pure.
 
+use super::rules::sentence;
 use super::targets::Target;
 use super::wording::Wording;
 use crate::backend::JsonAsk;
@@ -14,17 +15,25 @@ use crate::model::Toolset;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-/// The instructions every ask starts with; their hash goes into IMPROVE.md.
-pub const SYSTEM: &str = "You rewrite the description of one tool of an MCP server so that an AI \
-assistant picks it for the requests it serves, and not for requests another tool serves. Follow \
-these principles for tool descriptions:\n\
-1. Start with what the tool does and what it returns.\n\
-2. Say when to use it, and when not to: name the neighbouring tool to use instead.\n\
-3. State its scope and limits (time range, units, what it does not cover).\n\
-4. Describe every parameter: its meaning, its format or allowed values, and an example value.\n\
-5. Be brief and plain: at most three sentences for the tool, one for each parameter.\n\
-6. Describe; never promote. Do not write \"always\", \"best\", \"must\" or \"use this first\".\n\
-Write about the tool in general: do not copy the example requests into the description.";
+/// The instructions every ask starts with; their hash goes into IMPROVE.md. A small model fills
+/// named slots far more reliably than it writes a description whole, so the ask names the parts a
+/// description needs (what the tool does, the requests it serves, when each neighbour serves
+/// instead) and the description is put together from them by code; a worked example from another
+/// domain shows the slots filled.
+pub const SYSTEM: &str = "You help describe the tools of an MCP server so that an AI assistant \
+picks each tool for the requests it serves, and not for requests another tool serves. For one \
+tool you fill in:\n\
+- does: what the tool does and what it returns, in one plain sentence.\n\
+- use_for: the kinds of requests it serves, in the words users write (times, situations, \
+typical phrasings), as one phrase.\n\
+- instead: for each neighbouring tool, the kinds of requests that tool serves instead.\n\
+Be specific and plain. Describe; never promote: do not write \"always\", \"best\", \"must\" or \
+\"use this first\". Write about the tool in general: do not copy the example requests.\n\
+Example. The tool read_file (parameter path) with neighbours list_directory and search_files:\n\
+{\"does\": \"Reads one text file and returns its contents\", \"use_for\": \"opening, showing or \
+reading a file whose path is known, such as 'what does notes.txt say'\", \"instead\": \
+{\"list_directory\": \"seeing which files a folder holds\", \"search_files\": \"finding files by \
+name when the path is not known\"}}";
 
 /// The tool a hosted rewriter submits its wordings through.
 pub const SUBMIT: (&str, &str) = (
@@ -75,7 +84,7 @@ pub fn rewrite_ask(
         tool.description.as_deref().unwrap_or("")
     );
     let required = tool.required_parameters();
-    let params: Vec<&String> = tool.parameters().map(|(name, _)| name).collect();
+    let has_params = tool.parameters().next().is_some();
     for (name, schema) in tool.parameters() {
         let mut shown = schema.clone();
         if let Some(object) = shown.as_object_mut() {
@@ -94,7 +103,7 @@ pub fn rewrite_ask(
                 .unwrap_or("")
         ));
     }
-    if params.is_empty() {
+    if !has_params {
         user.push_str("(none)\n");
     }
     let neighbours: Vec<String> = target
@@ -150,26 +159,50 @@ pub fn rewrite_ask(
         ));
     }
     user.push_str(&super::attribution::attribution_lines(target));
-    user.push_str(&format!(
-        "\nWrite {count} different new wording(s) of {}: each a description of the tool and a description of every parameter.",
-        tool.name
-    ));
-    let param_properties: serde_json::Map<String, Value> = params
+    let named: Vec<&String> = target
+        .neighbours
         .iter()
-        .map(|p| ((*p).clone(), json!({"type": "string"})))
+        .filter(|n| toolset.tool(n).is_some())
+        .take(NEIGHBOURS_ASKED)
         .collect();
+    user.push_str(&format!(
+        "\nFill in {count} different version(s) of does, use_for and instead for {}{}.",
+        tool.name,
+        if named.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (instead: {})",
+                named
+                    .iter()
+                    .map(|n| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    ));
+    let instead: serde_json::Map<String, Value> = named
+        .iter()
+        .map(|n| ((*n).clone(), json!({"type": "string"})))
+        .collect();
+    let mut properties = json!({
+        "does": {"type": "string"},
+        "use_for": {"type": "string"},
+    });
+    let mut required = vec!["does", "use_for"];
+    if !named.is_empty() {
+        properties["instead"] = json!({
+            "type": "object",
+            "properties": instead,
+            "required": named,
+            "additionalProperties": false
+        });
+        required.push("instead");
+    }
     let item = json!({
         "type": "object",
-        "properties": {
-            "description": {"type": "string"},
-            "params": {
-                "type": "object",
-                "properties": param_properties,
-                "required": params,
-                "additionalProperties": false
-            }
-        },
-        "required": ["description", "params"],
+        "properties": properties,
+        "required": required,
         "additionalProperties": false
     });
     let schema = json!({
@@ -189,13 +222,16 @@ pub fn rewrite_ask(
         id: format!("improve:r{round}:{}", tool.name),
         user,
         schema,
-        max_tokens: (count * (120 + 50 * params.len())) as u32,
+        max_tokens: (count * (120 + 40 * named.len())) as u32,
     })
 }
 
 /// The first `count` wordings in a reply (exactly as many as were asked for: a rewriter that
 /// answers forty for one does not multiply the runs), each checked for shape, and a note when the
-/// reply held more; a reply without any is an error naming why.
+/// reply held more; a reply without any is an error naming why. A wording in slots (`does`,
+/// `use_for`, `instead`) becomes a description — "DOES. Use it for USE_FOR. For WHEN, use
+/// NEIGHBOUR instead." — with no parameter changed; one given whole (`description`, `params`, as
+/// a hosted rewriter may answer) is taken as it is.
 pub fn wordings_from(
     reply: &Value,
     count: usize,
@@ -212,8 +248,14 @@ pub fn wordings_from(
     });
     let mut wordings = Vec::new();
     for (k, item) in items.iter().take(count).enumerate() {
-        let wording: Wording = serde_json::from_value(item.clone())
-            .map_err(|e| format!("the rewriter's wording {}: {e}", k + 1))?;
+        let wording = if item.get("description").is_some() {
+            serde_json::from_value::<Wording>(item.clone())
+                .map_err(|e| format!("the rewriter's wording {}: {e}", k + 1))?
+        } else {
+            let slots: Slots = serde_json::from_value(item.clone())
+                .map_err(|e| format!("the rewriter's wording {}: {e}", k + 1))?;
+            slots.wording()
+        };
         wordings.push(Wording {
             description: wording.description.trim().to_string(),
             params: wording
@@ -227,4 +269,55 @@ pub fn wordings_from(
         return Err("the rewriter's reply holds no wording".into());
     }
     Ok((wordings, note))
+}
+
+/// At most this many neighbours get an "instead" slot.
+const NEIGHBOURS_ASKED: usize = 3;
+
+/// A wording in the slots the ask names.
+#[derive(serde::Deserialize)]
+struct Slots {
+    does: String,
+    use_for: String,
+    #[serde(default)]
+    instead: BTreeMap<String, String>,
+}
+
+impl Slots {
+    fn wording(&self) -> Wording {
+        let mut parts = vec![sentence(&self.does)];
+        let use_for = self.use_for.trim().trim_end_matches('.');
+        if !use_for.is_empty() {
+            parts.push(format!("Use it for {}.", lowercase_first(use_for)));
+        }
+        for (neighbour, when) in &self.instead {
+            let when = when.trim().trim_end_matches('.');
+            if !when.is_empty() {
+                parts.push(format!(
+                    "For {}, use {neighbour} instead.",
+                    lowercase_first(when)
+                ));
+            }
+        }
+        Wording {
+            description: parts
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+            params: BTreeMap::new(),
+        }
+    }
+}
+
+/// `text` with its first letter lower-cased, unless it opens an acronym or a name in capitals
+/// ("US AQI", "PM2.5").
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && !second.is_uppercase() => {
+            first.to_lowercase().chain(text.chars().skip(1)).collect()
+        }
+        _ => text.to_string(),
+    }
 }

@@ -11,6 +11,7 @@ use super::attribution::attribute;
 use super::ledger::{self, ledger_path};
 use super::proposals::{journaled, propose, record_journal};
 use super::screen::screen_all;
+use super::slates::{self, slate_wordings};
 use super::targets::{Target, find_targets};
 use super::wording::{self, Wording};
 use super::write_up::{Account, Round, Tried, judgement_line, render, verdict_sentence};
@@ -68,20 +69,17 @@ pub(super) async fn rounds(
             Err(ending) => return Ok(ending),
         };
         let round = account.rounds.last_mut().expect("pushed above");
-        let Some(k) = choose(round) else {
+        let Some(k) = slates::choose(&round.slates, &round.tried) else {
             account.stopped = Some(format!(
                 "no candidate of round {number} improved the working part"
             ));
             break;
         };
         round.chosen = Some(k);
-        let chosen = &round.tried[k];
-        current.wordings.insert(
-            chosen.candidate.tool.clone(),
-            chosen.candidate.wording.clone(),
-        );
+        let chosen = &round.slates[k];
+        current.wordings = slate_wordings(&current.wordings, chosen, &round.tried);
         current.label = chosen.label.clone();
-        current.trials = measured.remove(&k).expect("a chosen candidate was run");
+        current.trials = measured.remove(&k).expect("a chosen slate was run");
         save(context, account)?;
     }
     if current.wordings.is_empty() {
@@ -134,7 +132,7 @@ fn targets(
     let targets = find_targets(
         &current.trials,
         &toolset,
-        context.settings.targets as usize,
+        context.settings.targets.map_or(usize::MAX, |t| t as usize),
         &|tool| start.overlay.describable(tool),
     );
     if !targets.is_empty() {
@@ -212,106 +210,144 @@ async fn candidates(
             candidate,
             judgement: None,
             error: None,
-            seconds: 0.0,
-            evaluated: 0,
-            restored: 0,
         })
         .collect();
+    round.slates = slates::slates(&round.tried, stem, number);
     Ok(Ok(round))
 }
 
-/// Each candidate the screen let through, written as a variant file, run on the working part and
-/// judged against the round's baseline; returns each run candidate's trials by its index.
+/// Each slate written as a variant file, run on the working part and judged against the round's
+/// baseline, each of its candidates read on its own tool's tasks; then, when two tools or more
+/// gained, their best candidates combined and run the same way. Returns each run slate's trials by
+/// its index.
 async fn measure(
     context: &Context<'_>,
     current: &Current,
     account: &mut Account,
     say: &mut dyn FnMut(String),
 ) -> Step<BTreeMap<usize, Vec<StoredTrial>>> {
-    let (start, split) = (context.start, context.split);
     let round_index = account.rounds.len() - 1;
-    let number = account.rounds[round_index].number;
-    let count = account.rounds[round_index].tried.len();
     let mut measured = BTreeMap::new();
-    for k in 0..count {
-        let tried = account.rounds[round_index].tried[k].clone();
-        if !tried.candidate.rejected.is_empty() {
-            continue;
-        }
-        let mut wordings = current.wordings.clone();
-        wordings.insert(
-            tried.candidate.tool.clone(),
-            tried.candidate.wording.clone(),
-        );
-        let file = variant_file(context, &tried.label);
-        let note = format!(
-            "mcpick improve, round {number}: candidate {} for {} ({})",
-            k + 1,
-            tried.candidate.tool,
-            tried.candidate.origin.as_str()
-        );
-        write(
-            &file,
-            &start.overlay.render(&tried.label, &note, &wordings)?,
-        )?;
-        say(format!(
-            "round {number} · candidate {} of {count} · {} ({}) · {} trials",
-            k + 1,
-            tried.candidate.tool,
-            tried.candidate.origin.as_str(),
-            split.working.len()
-        ));
-        // A run that cannot start (its folder holds other settings, the plan is refused) is the
-        // experiment's problem, not the candidate's: it stops `improve`.
-        let run = context
-            .runs
-            .run(
-                &format!("r{number}-c{}", k + 1),
-                std::slice::from_ref(&tried.label),
-                &[file],
-                &split.working,
-            )
-            .await?;
-        if let Some(ending) = stopped(&run.run, account) {
-            save(context, account)?;
-            return Ok(Err(ending));
-        }
-        let entry = &mut account.rounds[round_index].tried[k];
-        entry.seconds = run.run.seconds;
-        for (_, work) in &run.run.local_work {
-            entry.evaluated += work.batched;
-            entry.restored += work.restored;
-        }
-        match judge(&current.trials, &run.trials, &current.label, &tried.label) {
-            Ok(judgement) => {
-                say(format!("  {}", judgement_line(&judgement)));
-                entry.judgement = Some(judgement);
-                measured.insert(k, run.trials);
+    let mut k = 0;
+    loop {
+        let round = &account.rounds[round_index];
+        if k == round.slates.len() {
+            let stem = &context.start.stem;
+            match slates::combined(&round.tried, &round.slates, stem, round.number) {
+                Some(slate) if !round.slates.iter().any(|s| s.combined) => {
+                    account.rounds[round_index].slates.push(slate);
+                }
+                _ => break,
             }
-            Err(e) => entry.error = Some(e),
+        }
+        match measure_slate(context, current, account, round_index, k, say).await? {
+            Ok(Some(trials)) => {
+                measured.insert(k, trials);
+            }
+            Ok(None) => {}
+            Err(ending) => return Ok(Err(ending)),
         }
         save(context, account)?;
+        k += 1;
     }
     Ok(Ok(measured))
 }
 
-/// The candidate that raises the working part most and takes no picks from a neighbour (the
-/// earliest on a tie); none when no candidate raised it.
-fn choose(round: &Round) -> Option<usize> {
-    let mut best: Option<(usize, f64)> = None;
-    for (k, tried) in round.tried.iter().enumerate() {
-        let Some(judgement) = &tried.judgement else {
-            continue;
-        };
-        let steals = judgement.flagged.contains(&tried.candidate.tool);
-        if judgement.difference > 0.0
-            && !steals
-            && best.is_none_or(|(_, d)| judgement.difference > d)
-        {
-            best = Some((k, judgement.difference));
+/// Runs slate `k` of the round and judges it and each of its candidates; its trials when they
+/// compare with the baseline's.
+async fn measure_slate(
+    context: &Context<'_>,
+    current: &Current,
+    account: &mut Account,
+    round_index: usize,
+    k: usize,
+    say: &mut dyn FnMut(String),
+) -> Step<Option<Vec<StoredTrial>>> {
+    let (start, split) = (context.start, context.split);
+    let round = &account.rounds[round_index];
+    let (number, count) = (round.number, round.slates.len());
+    let slate = round.slates[k].clone();
+    let wordings = slate_wordings(&current.wordings, &slate, &round.tried);
+    let file = variant_file(context, &slate.label);
+    let tools: Vec<String> = slate
+        .members
+        .iter()
+        .map(|&m| {
+            let c = &round.tried[m].candidate;
+            format!("{} ({})", c.tool, c.origin.as_str())
+        })
+        .collect();
+    let note = format!(
+        "mcpick improve, round {number}: {} {}",
+        if slate.combined {
+            "each tool's best candidate:"
+        } else {
+            "candidates for"
+        },
+        tools.join(", ")
+    );
+    write(
+        &file,
+        &start.overlay.render(&slate.label, &note, &wordings)?,
+    )?;
+    say(format!(
+        "round {number} · run {} of {count}{} · {} · {} trials",
+        k + 1,
+        if slate.combined { " (combined)" } else { "" },
+        if tools.len() > 4 {
+            format!("{} tools", tools.len())
+        } else {
+            tools.join(", ")
+        },
+        split.working.len()
+    ));
+    // A run that cannot start (its folder holds other settings, the plan is refused) is the
+    // experiment's problem, not the candidate's: it stops `improve`.
+    let name = if slate.combined {
+        format!("r{number}-combined")
+    } else {
+        format!("r{number}-s{}", k + 1)
+    };
+    let run = context
+        .runs
+        .run(&name, std::slice::from_ref(&slate.label), &[file], &split.working)
+        .await?;
+    if let Some(ending) = stopped(&run.run, account) {
+        save(context, account)?;
+        return Ok(Err(ending));
+    }
+    let round = &mut account.rounds[round_index];
+    let entry = &mut round.slates[k];
+    entry.seconds = run.run.seconds;
+    for (_, work) in &run.run.local_work {
+        entry.evaluated += work.batched;
+        entry.restored += work.restored;
+    }
+    match judge(&current.trials, &run.trials, &current.label, &slate.label) {
+        Ok(judgement) => {
+            say(format!("  {}", judgement_line(&judgement)));
+            entry.judgement = Some(judgement);
+        }
+        Err(e) => {
+            entry.error = Some(e);
+            return Ok(Ok(None));
         }
     }
-    best.map(|(k, _)| k)
+    if !slate.combined {
+        for &m in &slate.members {
+            let tool = round.tried[m].candidate.tool.clone();
+            let Some(target) = round.targets.iter().find(|t| t.standing.tool == tool) else {
+                continue;
+            };
+            let tasks = slates::own_tasks(target, &current.trials);
+            let arms = (current.label.as_str(), slate.label.as_str());
+            match slates::judge_member(&current.trials, &run.trials, &tasks, arms) {
+                Ok(j) => round.tried[m].judgement = Some(j),
+                Err(e) => round.tried[m].error = Some(e),
+            }
+        }
+    }
+    Ok(Ok(Some(run.trials)))
 }
 
 fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
@@ -382,7 +418,7 @@ async fn confirm(
     }
     let arms = [start.label.clone(), name.clone()];
     let run = context
-        .runs
+        .held_out_runs
         .run("held-out", &arms, &[file], &split.held_out)
         .await?;
     if let Some(ending) = stopped(&run.run, account) {
@@ -408,7 +444,7 @@ async fn confirm(
         &settings.out.join("variant.toml"),
         &format!("{header}{text}"),
     )?;
-    let folder = context.runs.path("held-out");
+    let folder = context.held_out_runs.path("held-out");
     crate::report::rebuild(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     std::fs::copy(folder.join("report.html"), settings.out.join("report.html"))
         .map_err(|e| format!("{}: {e}", settings.out.join("report.html").display()))?;

@@ -66,7 +66,7 @@ pub fn rule_wording(toolset: &Toolset, target: &Target, findings: &[Finding]) ->
 }
 
 /// A text ending in a full stop (empty stays empty).
-fn sentence(text: &str) -> String {
+pub(super) fn sentence(text: &str) -> String {
     match text.chars().last() {
         None => String::new(),
         Some('.' | '!' | '?') => text.to_string(),

@@ -15,17 +15,48 @@ use crate::untrusted_text::shown;
 /// One candidate's fate.
 #[derive(Debug, Clone)]
 pub struct Tried {
-    /// Its variant name (`travel-terse-r1c2`).
+    /// Its name (`travel-terse-r1c2`).
     pub label: String,
     pub candidate: Candidate,
-    /// Against the round's baseline on the working part (`None`: not run, or not comparable).
+    /// On its own tool's tasks within its slate's run, against the round's baseline (`None`: not
+    /// run, or not comparable).
     pub judgement: Option<Judgement>,
     /// Why its trials could not be compared with the baseline's.
     pub error: Option<String>,
-    /// Seconds its working-part run took, and the local model's tokens evaluated and restored.
+}
+
+/// Candidates for different tools measured together in one run on the working part
+/// (`slates`).
+#[derive(Debug, Clone)]
+pub struct Slate {
+    /// Its variant name (`travel-terse-r1s2`, `travel-terse-r1-combined`, or its one candidate's).
+    pub label: String,
+    /// Indices into the round's `tried`.
+    pub members: Vec<usize>,
+    /// Each tool's best gaining candidate, put together.
+    pub combined: bool,
+    /// The whole working part against the round's baseline.
+    pub judgement: Option<Judgement>,
+    pub error: Option<String>,
+    /// Seconds its run took, and the local model's tokens evaluated and restored.
     pub seconds: f64,
     pub evaluated: u64,
     pub restored: u64,
+}
+
+impl Slate {
+    pub fn new(label: String, members: Vec<usize>, combined: bool) -> Slate {
+        Slate {
+            label,
+            members,
+            combined,
+            judgement: None,
+            error: None,
+            seconds: 0.0,
+            evaluated: 0,
+            restored: 0,
+        }
+    }
 }
 
 /// One round.
@@ -36,11 +67,13 @@ pub struct Round {
     pub baseline: String,
     pub targets: Vec<Target>,
     pub tried: Vec<Tried>,
+    /// The runs that measured them.
+    pub slates: Vec<Slate>,
     /// What the rewriter could not do, per target.
     pub rewriter_errors: Vec<String>,
     /// Seconds the rewriter took over the round's asks.
     pub rewriter_seconds: f64,
-    /// Index into `tried` of the candidate kept.
+    /// Index into `slates` of the slate kept.
     pub chosen: Option<usize>,
 }
 
@@ -74,6 +107,16 @@ impl Account {
             .flat_map(|r| &r.tried)
             .filter(|t| t.judgement.is_some())
             .count()
+    }
+
+    /// Runs on the working part that measured candidates, and their seconds.
+    pub fn slate_seconds(&self) -> Vec<f64> {
+        self.rounds
+            .iter()
+            .flat_map(|r| &r.slates)
+            .filter(|s| s.judgement.is_some())
+            .map(|s| s.seconds)
+            .collect()
     }
 
     /// Candidates proposed, run or not.
@@ -243,16 +286,30 @@ fn round_section(round: &Round) -> Section {
         round.rewriter_seconds
     )));
     parts.push(Part::Subheading("Candidates".into()));
+    let kept: &[usize] = round
+        .chosen
+        .and_then(|k| round.slates.get(k))
+        .map_or(&[], |s| s.members.as_slice());
     let items = round
         .tried
         .iter()
         .enumerate()
-        .map(|(k, tried)| candidate_item(tried, round.chosen == Some(k)))
+        .map(|(k, tried)| candidate_item(tried, kept.contains(&k)))
         .collect();
     parts.push(Part::Numbered(items));
+    if !round.slates.is_empty() {
+        parts.push(Part::Subheading("Runs on the working part".into()));
+        let items = round
+            .slates
+            .iter()
+            .enumerate()
+            .map(|(k, slate)| slate_item(round, slate, round.chosen == Some(k)))
+            .collect();
+        parts.push(Part::Numbered(items));
+    }
     match round.chosen {
         None => parts.push(Part::Paragraph(
-            "No candidate improved the working part without taking picks from a neighbour.".into(),
+            "No run improved the working part without taking picks from a neighbour.".into(),
         )),
         Some(chosen) => parts.extend(screening_note(round, chosen).map(Part::Paragraph)),
     }
@@ -263,12 +320,12 @@ fn round_section(round: &Round) -> Section {
     )
 }
 
-/// Choosing the best of several candidates on the working part is a search: the chosen one's
-/// working-part p-value, adjusted by Holm over every candidate measured, says how much of its lead
-/// the search alone could explain. The held-out comparison, run once, decides.
+/// Choosing the best of several runs on the working part is a search: the chosen one's
+/// working-part p-value, adjusted by Holm over every run measured, says how much of its lead the
+/// search alone could explain. The held-out comparison, run once, decides.
 fn screening_note(round: &Round, chosen: usize) -> Option<String> {
     let measured: Vec<(usize, f64)> = round
-        .tried
+        .slates
         .iter()
         .enumerate()
         .filter_map(|(k, t)| t.judgement.as_ref().map(|j| (k, j.p_value)))
@@ -280,11 +337,51 @@ fn screening_note(round: &Round, chosen: usize) -> Option<String> {
     let adjusted = adjust(&p, Adjustment::Holm);
     let at = measured.iter().position(|(k, _)| *k == chosen)?;
     Some(format!(
-        "{} candidates were measured on the working part: the chosen one's p = {:.4} there is {:.4} after Holm's adjustment over them. The working part chooses; only the held-out comparison decides.",
+        "{} runs were measured on the working part: the chosen one's p = {:.4} there is {:.4} after Holm's adjustment over them. The working part chooses; only the held-out comparison decides.",
         measured.len(),
         p[at],
         adjusted[at]
     ))
+}
+
+/// One run on the working part: what it changed, how the whole working part did, its cost.
+fn slate_item(round: &Round, slate: &Slate, chosen: bool) -> Item {
+    let tools: Vec<String> = slate
+        .members
+        .iter()
+        .filter_map(|&k| round.tried.get(k))
+        .map(|t| format!("`{}` ({})", t.candidate.tool, t.candidate.origin.as_str()))
+        .collect();
+    let mut details = vec![format!("rewords {}", tools.join(", "))];
+    if let Some(error) = &slate.error {
+        details.push(format!("not compared: {error}"));
+    }
+    if let Some(j) = &slate.judgement {
+        details.push(format!("working part: {}", judgement_line(j)));
+        details.push(format!(
+            "{:.0} s ({} tokens evaluated, {} restored from the prefix cache)",
+            slate.seconds, slate.evaluated, slate.restored
+        ));
+        if !j.flagged.is_empty() {
+            details.push(format!(
+                "pull check: takes picks from other tools' tasks: {}",
+                j.flagged.join(", ")
+            ));
+        }
+    }
+    Item {
+        text: format!(
+            "`{}`{}{}",
+            slate.label,
+            if slate.combined {
+                " (each tool's best candidate, combined)"
+            } else {
+                ""
+            },
+            if chosen { " — **chosen**" } else { "" }
+        ),
+        details,
+    }
 }
 
 /// One candidate: who proposed it, its text, why it was turned away or how it did.
@@ -312,17 +409,7 @@ fn candidate_item(tried: &Tried, chosen: bool) -> Item {
         details.push(format!("not compared: {error}"));
     }
     if let Some(j) = &tried.judgement {
-        details.push(format!("working part: {}", judgement_line(j)));
-        details.push(format!(
-            "{:.0} s ({} tokens evaluated, {} restored from the prefix cache)",
-            tried.seconds, tried.evaluated, tried.restored
-        ));
-        if !j.flagged.is_empty() {
-            details.push(format!(
-                "pull check: takes picks from other tools' tasks: {}",
-                j.flagged.join(", ")
-            ));
-        }
+        details.push(format!("on its tool's working tasks: {}", judgement_line(j)));
     }
     Item {
         text: format!(

@@ -280,16 +280,20 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
     assert_eq!(output.status.code(), Some(0), "{said}");
     assert!(said.contains("ADOPTED: on the 17 held-out tasks"), "{said}");
     let improve = std::fs::read_to_string(dir.path().join("improved/IMPROVE.md")).unwrap();
-    // The stealing candidate (the first) is flagged and not chosen; the describing one is.
-    let steal = improve
-        .find(STEALS)
-        .expect("the stealing candidate is told");
-    let describe = improve
-        .find(DESCRIBES)
-        .expect("the describing candidate is told");
+    // The stealing candidate (the first) is flagged and not chosen; the describing one is. With
+    // one target, each candidate is measured in a run of its own, named by it.
+    let runs = &improve[improve
+        .find("Runs on the working part")
+        .expect("the runs are told")..];
+    let steal = runs.find("`skies-r1c1`").expect("the stealing run is told");
+    let describe = runs.find("`skies-r1c2`").expect("the describing run is told");
     assert!(
-        improve[steal..describe]
+        runs[steal..describe]
             .contains("pull check: takes picks from other tools' tasks: get_weather"),
+        "{improve}"
+    );
+    assert!(
+        runs[describe..].starts_with("`skies-r1c2` — **chosen**"),
         "{improve}"
     );
     assert!(
