@@ -49,3 +49,47 @@ impl Interrupt {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
+
+/// A stop remembered for a command that does work between runs (`improve`'s rewriter asks): once
+/// a signal has been handled, the process no longer dies of the next one, and a run that is not
+/// running hears nothing — so such a command watches from its start, and checks between steps.
+/// A run in flight hears the same signal and stops as it always does.
+#[derive(Clone)]
+pub struct StopWatch {
+    stopped: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    notify: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl StopWatch {
+    /// Starts watching; must be called inside a tokio runtime.
+    pub fn start() -> StopWatch {
+        let watch = StopWatch {
+            stopped: Default::default(),
+            notify: Default::default(),
+        };
+        let mut interrupt = listen();
+        let signalled = watch.clone();
+        tokio::spawn(async move {
+            interrupt.requested().await;
+            signalled
+                .stopped
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            signalled.notify.notify_waiters();
+        });
+        watch
+    }
+
+    /// Whether a stop was asked for.
+    pub fn stopped(&self) -> bool {
+        self.stopped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Completes once a stop was asked for (at once if it already was).
+    pub async fn requested(&self) {
+        let notified = self.notify.notified();
+        if self.stopped() {
+            return;
+        }
+        notified.await;
+    }
+}

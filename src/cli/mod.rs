@@ -161,9 +161,9 @@ pub enum Command {
     Draft(Box<DraftOptions>),
     /// Rewrite the tool descriptions a backend confuses, and keep only what wins on tasks it never
     /// saw: the suite is split once (seeded, stratified) into a working and a held-out part;
-    /// candidates from a rewriter model and from the lint's rules are chosen on the working part,
-    /// round by round, and the final wording is adopted only if it is significantly better on the
-    /// held-out part. DIR gets variant.toml, IMPROVE.md, report.html and every trial; a killed
+    /// candidates from a rewriter model and from the lint's rules for every weak tool are run
+    /// together in a few runs on the working part, the best per tool combined, and the final
+    /// wording is adopted only if it is significantly better on the held-out part. DIR gets variant.toml, IMPROVE.md, report.html and every trial; a killed
     /// improve resumes when run again. Exit 0 adopted, 1 not adopted.
     Improve(Box<ImproveOptions>),
     /// Which sentence of a description earns a tool its picks, and which steals them: each

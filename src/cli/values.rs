@@ -43,3 +43,11 @@ pub(super) fn parse_fraction(text: &str) -> Result<f64, String> {
         )),
     }
 }
+
+/// A number of minutes above zero (`--minutes 30`, `--minutes 2.5`).
+pub(super) fn parse_minutes(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(m) if m > 0.0 && m.is_finite() => Ok(m),
+        _ => Err(format!("{text:?} is not a number of minutes above 0, e.g. 30")),
+    }
+}

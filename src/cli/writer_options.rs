@@ -5,7 +5,7 @@ use super::flags::{
     BackendsFlag, BudgetFlag, HostedFlags, LiveServerFlags, ModelFlags, OutFlag, ProfilesFlag,
     ProgressFlag, SeedFlag, VariantsFlag,
 };
-use super::values::parse_fraction;
+use super::values::{parse_fraction, parse_minutes};
 use clap::ArgAction;
 use std::path::PathBuf;
 
@@ -90,6 +90,11 @@ pub struct ImproveOptions {
     /// The share of tasks held out for the final verdict.
     #[arg(long, value_name = "F", default_value_t = 0.5, value_parser = parse_fraction)]
     pub holdout: f64,
+    /// Minutes this run may take: it says its plan after the baseline, and a step (a rewriter ask,
+    /// a run on the working part, a round) that would not leave time for the held-out run is not
+    /// started; past it, it stops, to go on when run again.
+    #[arg(long, value_name = "M", value_parser = parse_minutes)]
+    pub minutes: Option<f64>,
     #[command(flatten)]
     pub seed: SeedFlag,
     #[command(flatten)]

@@ -38,6 +38,7 @@ pub fn run_improve(options: ImproveOptions, out: &mut dyn Write) -> std::io::Res
         targets: options.targets,
         explain: options.explain,
         held_out: options.holdout,
+        minutes: options.minutes,
         seed: u64::from(options.seed.seed.unwrap_or(0)),
         out: folder.clone(),
         run,

@@ -1,17 +1,21 @@
 //! `mcpick improve`: rewrite the descriptions that confuse, and keep only what wins on tasks it
 //! never saw. This file holds the settings, the folder (its lock, the settings it is bound to) and
 //! the entry; `rounds` strings the loop's steps together. The suite is split once (`split`) into a
-//! working and a held-out part. On the working part, under the current wording, the weakest tools
-//! are found (`targets`); for each, the rewriter model (`rewriter`, through `backend::JsonWriter`)
-//! and the lint's rules (`rules`) propose wordings (`proposals`, `wording`), which are checked
-//! (`screen`), written as variant files (`overlay`), run on the working part (`runs`) and compared
-//! paired with the round's baseline (`judge`); the best that raises the whole working part's
-//! score, and takes no picks from a neighbour, becomes the next round's baseline. The final
-//! wording is then compared once with the starting one on the held-out part and adopted only if
-//! significantly better. Everything is told in `IMPROVE.md` (`write_up`), rewritten after every
-//! step; every trial is in a run folder, so a killed `improve` resumes where it stopped.
+//! working and a held-out part. On the working part, under the current wording, every tool that
+//! loses or takes picks is found (`targets`); for each, the rewriter model (`rewriter`, through
+//! `backend::JsonWriter`) and the lint's rules (`rules`) propose wordings (`proposals`,
+//! `wording`), which are checked (`screen`), gathered into slates — one candidate per tool — each
+//! written as a variant file (`overlay`), run on the working part (`runs`) and compared paired
+//! with the round's baseline (`judge`), each candidate read on its own tool's tasks, the best per
+//! tool combined (`slates`); the slate that raises the whole working part's score most, and takes
+//! no picks from a neighbour, becomes the next round's baseline. `schedule` keeps the clock: the
+//! plan, and the `--minutes` budget. The final wording is then compared once with the starting
+//! one on the held-out part and adopted only if significantly better (`confirm`). Everything is
+//! told in `IMPROVE.md` (`write_up`), rewritten after every step; every trial is in a run folder,
+//! so a killed `improve` resumes where it stopped, and Ctrl-C stops it between runs too.
 
 mod attribution;
+mod confirm;
 mod judge;
 mod ledger;
 mod promotion;
@@ -20,6 +24,7 @@ mod proposals;
 mod rewriter;
 mod rounds;
 mod rules;
+mod schedule;
 mod screen;
 mod slates;
 mod split;
@@ -68,6 +73,9 @@ pub struct ImproveSettings {
     pub explain: bool,
     /// The held-out fraction.
     pub held_out: f64,
+    /// The minutes this invocation may take (`--minutes`): steps that would not leave time for the
+    /// held-out run are not started.
+    pub minutes: Option<f64>,
     pub seed: u64,
     pub out: PathBuf,
     /// The runs' settings: the one backend, its options, limits, the budget.
@@ -181,6 +189,8 @@ pub async fn improve(
         runs: &runs,
         held_out_runs: &held_out_runs,
         rewriter: None,
+        schedule: schedule::Schedule::new(settings.minutes),
+        stop: crate::interrupt::StopWatch::start(),
     };
     let ending = rounds::rounds(&mut context, &mut account, say).await?;
     // The time of every invocation that worked on this folder, a resumed one's included.
@@ -204,4 +214,8 @@ struct Context<'a> {
     requests: BTreeMap<String, String>,
     /// The rewriter, loaded when first needed.
     rewriter: Option<JsonWriter>,
+    /// What the steps cost, and the `--minutes` budget.
+    schedule: schedule::Schedule,
+    /// Ctrl-C or SIGTERM, heard between runs too.
+    stop: crate::interrupt::StopWatch,
 }

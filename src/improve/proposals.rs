@@ -47,7 +47,8 @@ pub(super) fn record_journal(
 }
 
 /// What the rewriter and the rules propose for each target, unscreened; the rewriter's errors
-/// and its time go into `round`.
+/// and its time go into `round`. `None` when a stop (Ctrl-C, SIGTERM) came before the asks were
+/// done: nothing is journaled, and the same command asks again.
 pub(super) async fn propose(
     context: &mut Context<'_>,
     number: u32,
@@ -56,14 +57,26 @@ pub(super) async fn propose(
     findings: &[crate::lint::Finding],
     round: &mut Round,
     say: &mut dyn FnMut(String),
-) -> Result<Vec<Candidate>, String> {
+) -> Result<Option<Vec<Candidate>>, String> {
     let settings = context.settings;
     let mut proposed: Vec<Candidate> = Vec::new();
     let started = Instant::now();
+    // After the asks come the round's runs: each slate's and the combined one.
+    let runs_after =
+        f64::from(settings.candidates + 2) * context.schedule.working_run_seconds();
     for target in targets {
         let tool = &target.standing.tool;
         let ruled = rules::rule_wording(toolset, target, findings);
+        let affordable = context
+            .schedule
+            .fits(context.schedule.ask_seconds() + runs_after);
+        if settings.candidates > 0 && !affordable {
+            round.rewriter_errors.push(format!(
+                "{tool}: not asked: the --minutes budget leaves no time for it"
+            ));
+        }
         if settings.candidates > 0
+            && affordable
             && let Some(ask) = rewriter::rewrite_ask(
                 number,
                 target,
@@ -85,11 +98,16 @@ pub(super) async fn propose(
             let writer = context.rewriter.as_ref().expect("loaded above");
             say(format!("round {number}: the rewriter rewords {tool}"));
             let asked = settings.candidates as usize;
-            match writer
-                .write_json(&ask.as_json_ask())
-                .await
-                .and_then(|reply| rewriter::wordings_from(&reply, asked))
-            {
+            let asking = Instant::now();
+            let json_ask = ask.as_json_ask();
+            let reply = tokio::select! {
+                reply = writer.write_json(&json_ask) => reply,
+                () = context.stop.requested() => return Ok(None),
+            };
+            context
+                .schedule
+                .learn_ask(asking.elapsed().as_secs_f64());
+            match reply.and_then(|reply| rewriter::wordings_from(&reply, asked)) {
                 Ok((wordings, note)) => {
                     round
                         .rewriter_errors
@@ -127,5 +145,5 @@ pub(super) async fn propose(
         }
     }
     round.rewriter_seconds = started.elapsed().as_secs_f64();
-    Ok(proposed)
+    Ok(Some(proposed))
 }

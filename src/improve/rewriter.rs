@@ -222,7 +222,9 @@ pub fn rewrite_ask(
         id: format!("improve:r{round}:{}", tool.name),
         user,
         schema,
-        max_tokens: (count * (120 + 40 * named.len())) as u32,
+        // The default 1.5B model wrote up to ~150 tokens for `does` and `use_for` together and
+        // ~60 for an `instead`; a limit of 120 + 40 a neighbour cut 5 of 18 replies short.
+        max_tokens: (count * (200 + 80 * named.len())) as u32,
     })
 }
 

@@ -1,22 +1,23 @@
 //! `improve`'s loop, as its steps: the baseline run on the working part; then per round the
 //! targets (`find_targets` under the current wording), the proposals (`propose`: the rewriter's and
-//! the rules'), the screen (`screen_all`), the measured candidates (`measure`: each written as a
-//! variant file, run on the working part and judged against the round's baseline), the choice
-//! (`choose`: the best that raises the working part and steals from no neighbour); and at the end
-//! the confirmation on the held-out part (`confirm`), told when its held-out tasks judged earlier
-//! improves of the suite (`ledger`). Each step is a function of its own; this
-//! file only strings them together and saves the account after each.
+//! the rules'), the screen (`screen_all`), the measured slates (`measure`: each written as a
+//! variant file, run on the working part and judged against the round's baseline, its candidates
+//! read on their own tools' tasks, then the combined slate), the choice (`slates::choose`: the
+//! slate that raises the working part most and steals from no neighbour); and at the end the
+//! confirmation on the held-out part (`confirm`), told when its held-out tasks judged earlier
+//! improves of the suite (`confirm`). Before each costly step the schedule is asked whether it
+//! leaves time for the held-out run. Each step is a function of its own; this file only strings
+//! them together and saves the account after each.
 
 use super::attribution::attribute;
-use super::ledger::{self, ledger_path};
+use super::confirm::confirm;
 use super::proposals::{journaled, propose, record_journal};
 use super::screen::screen_all;
 use super::slates::{self, slate_wordings};
 use super::targets::{Target, find_targets};
 use super::wording::{self, Wording};
-use super::write_up::{Account, Round, Tried, judgement_line, render, verdict_sentence};
+use super::write_up::{Account, Round, Slate, Tried, judgement_line, render};
 use super::{Context, Ending, judge, write};
-use crate::analysis::statistics::AbVerdict;
 use crate::document::markdown::markdown_document;
 use crate::lint::lint;
 use crate::record::StoredTrial;
@@ -26,10 +27,10 @@ use std::path::PathBuf;
 
 /// The current wording: its label, its tools' new wordings (none: the starting wording), its
 /// working trials.
-struct Current {
-    label: String,
-    wordings: BTreeMap<String, Wording>,
-    trials: Vec<StoredTrial>,
+pub(super) struct Current {
+    pub(super) label: String,
+    pub(super) wordings: BTreeMap<String, Wording>,
+    pub(super) trials: Vec<StoredTrial>,
 }
 
 /// A step's result when a run was stopped (Ctrl-C, budget, a halted backend).
@@ -52,10 +53,25 @@ pub(super) async fn rounds(
         Ok(current) => current,
         Err(ending) => return Ok(ending),
     };
+    let held_out = context.split.held_out.len();
+    context.schedule.learn_runs(&current.trials, held_out);
     for number in 1..=context.settings.rounds {
         let targets = targets(context, &current, number, say);
         if targets.is_empty() {
             account.stopped = Some("no tool left to fix on the working part".into());
+            break;
+        }
+        let asked = context.settings.candidates;
+        if number == 1 {
+            let rounds = context.settings.rounds;
+            say(context.schedule.plan(rounds, targets.len(), asked));
+        } else if !context
+            .schedule
+            .fits(context.schedule.round_seconds(targets.len(), asked))
+        {
+            account.stopped = Some(format!(
+                "the --minutes budget leaves no time for round {number} and the held-out run"
+            ));
             break;
         }
         let round = match candidates(context, &current, number, targets, account, say).await? {
@@ -192,11 +208,17 @@ async fn candidates(
             let toolset = wording::apply(&context.start.toolset, &current.wordings);
             let findings = lint(&toolset);
             let targets = round.targets.clone();
-            let proposed = propose(
+            let Some(proposed) = propose(
                 context, number, &targets, &toolset, &findings, &mut round, say,
             )
-            .await?;
-            let screened = screen_all(proposed, &toolset);
+            .await?
+            else {
+                account.stopped = Some("stopped while the rewriter was asked".into());
+                save(context, account)?;
+                return Ok(Err(Ending::Interrupted));
+            };
+            let mut screened = screen_all(proposed, &toolset);
+            slates::rules_only_where_needed(&mut screened);
             record_journal(context, number, &screened, &round)?;
             screened
         }
@@ -239,6 +261,29 @@ async fn measure(
                 }
                 _ => break,
             }
+        }
+        if context.stop.stopped() {
+            account.stopped = Some("stopped between runs on the working part".into());
+            save(context, account)?;
+            return Ok(Err(Ending::Interrupted));
+        }
+        let round = &account.rounds[round_index];
+        let name = run_name(round.number, k, round.slates.get(k));
+        let done = context.runs.finished(&name, context.split.working.len());
+        if !done && !context.schedule.fits(context.schedule.working_run_seconds()) {
+            for slate in &mut account.rounds[round_index].slates[k..] {
+                slate.error = Some("not run: the --minutes budget leaves no time for it".into());
+            }
+            say("the --minutes budget leaves no time for more runs on the working part".into());
+            if measured.is_empty() {
+                // Nothing to choose from: a stop, not a verdict; the same command goes on.
+                account.stopped = Some(
+                    "the --minutes budget left no time for a run on the working part; run the same command again to go on".into(),
+                );
+                save(context, account)?;
+                return Ok(Err(Ending::Incomplete));
+            }
+            break;
         }
         match measure_slate(context, current, account, round_index, k, say).await? {
             Ok(Some(trials)) => {
@@ -303,11 +348,7 @@ async fn measure_slate(
     ));
     // A run that cannot start (its folder holds other settings, the plan is refused) is the
     // experiment's problem, not the candidate's: it stops `improve`.
-    let name = if slate.combined {
-        format!("r{number}-combined")
-    } else {
-        format!("r{number}-s{}", k + 1)
-    };
+    let name = run_name(number, k, Some(&slate));
     let run = context
         .runs
         .run(&name, std::slice::from_ref(&slate.label), &[file], &split.working)
@@ -350,7 +391,15 @@ async fn measure_slate(
     Ok(Ok(Some(run.trials)))
 }
 
-fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
+/// The run folder of the round's slate `k` (`None`: the combined slate, about to be made).
+fn run_name(number: u32, k: usize, slate: Option<&Slate>) -> String {
+    match slate {
+        Some(slate) if !slate.combined => format!("r{number}-s{}", k + 1),
+        _ => format!("r{number}-combined"),
+    }
+}
+
+pub(super) fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
     context
         .settings
         .out
@@ -359,7 +408,7 @@ fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
 }
 
 /// Ends the rounds early when a run was stopped; the reason goes into the account.
-fn stopped(run: &FolderRun, account: &mut Account) -> Option<Ending> {
+pub(super) fn stopped(run: &FolderRun, account: &mut Account) -> Option<Ending> {
     let (how, why) = run.stopped()?;
     Some(ended(how, why, account))
 }
@@ -371,86 +420,4 @@ fn ended(how: Stop, why: String, account: &mut Account) -> Ending {
         Stop::Interrupted => Ending::Interrupted,
         Stop::Incomplete => Ending::Incomplete,
     }
-}
-
-/// The final wording against the starting one on the held-out part: `variant.toml`, the verdict,
-/// and the held-out run's report as `report.html`.
-async fn confirm(
-    context: &Context<'_>,
-    current: &Current,
-    account: &mut Account,
-    say: &mut dyn FnMut(String),
-) -> Result<Ending, String> {
-    let (settings, start, split) = (context.settings, context.start, context.split);
-    let name = format!("{}-improved", start.stem);
-    let note = format!(
-        "{} reworded by mcpick improve (see IMPROVE.md beside this file)",
-        start.label
-    );
-    let file = variant_file(context, &name);
-    let text = start.overlay.render(&name, &note, &current.wordings)?;
-    write(&file, &text)?;
-    account.final_label = Some(name.clone());
-    say(format!(
-        "held-out: {} against {name} on the {} held-out tasks",
-        start.label,
-        split.held_out.len()
-    ));
-    let ledger = ledger_path(None);
-    let mut entry = ledger::Verdict {
-        suite: start.suite.name.clone(),
-        source: std::fs::canonicalize(&settings.suite)
-            .unwrap_or_else(|_| settings.suite.clone())
-            .display()
-            .to_string(),
-        held_out: split.held_out.clone(),
-        folder: std::path::absolute(&settings.out)
-            .unwrap_or_else(|_| settings.out.clone())
-            .display()
-            .to_string(),
-        seed: settings.seed,
-        adopted: false,
-        p_value: 1.0,
-    };
-    if let Some(warning) = ledger::earlier(&ledger, &entry).warning(split.held_out.len()) {
-        say(format!("note: {warning}"));
-        account.held_out_reuse = Some(warning);
-    }
-    let arms = [start.label.clone(), name.clone()];
-    let run = context
-        .held_out_runs
-        .run("held-out", &arms, &[file], &split.held_out)
-        .await?;
-    if let Some(ending) = stopped(&run.run, account) {
-        return Ok(ending);
-    }
-    let (a, b): (Vec<StoredTrial>, Vec<StoredTrial>) = run
-        .trials
-        .into_iter()
-        .partition(|t| t.variant.as_deref() == Some(start.label.as_str()));
-    let judgement = judge(&a, &b, &start.label, &name)?;
-    let adopted = judgement.verdict == AbVerdict::BBetter;
-    (entry.adopted, entry.p_value) = (adopted, judgement.p_value);
-    if let Err(e) = ledger::record(&ledger, &entry) {
-        say(format!("note: the held-out ledger was not written: {e}"));
-    }
-    account.verdict = Some(judgement);
-    account.adopted = Some(adopted);
-    let header = format!(
-        "# {}\n# Written by mcpick improve; IMPROVE.md tells how it was chosen and tested.\n",
-        verdict_sentence(account)
-    );
-    write(
-        &settings.out.join("variant.toml"),
-        &format!("{header}{text}"),
-    )?;
-    let folder = context.held_out_runs.path("held-out");
-    crate::report::rebuild(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    std::fs::copy(folder.join("report.html"), settings.out.join("report.html"))
-        .map_err(|e| format!("{}: {e}", settings.out.join("report.html").display()))?;
-    Ok(if adopted {
-        Ending::Adopted
-    } else {
-        Ending::NotAdopted
-    })
 }

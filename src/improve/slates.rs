@@ -11,10 +11,34 @@
 
 use super::judge::{Judgement, judge};
 use super::targets::Target;
-use super::wording::Wording;
+use super::wording::{Candidate, Origin, Wording};
 use super::write_up::{Slate, Tried};
 use crate::record::StoredTrial;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Turns away each rules' candidate whose tool has a rewriter candidate that passed the screen:
+/// the rewriter's wordings carry the rules' parameter texts already, and its `instead` slots say
+/// what the rules' "For …, use NEIGHBOUR instead." says, in its own words — on travel from the
+/// terse descriptions the rules' slate lost 4.4 pp on the working part where the rewriter's
+/// gained. A run saved is five minutes there. The rules stay the candidate of every tool the
+/// rewriter gave nothing usable for.
+pub fn rules_only_where_needed(candidates: &mut [Candidate]) {
+    let rewritten: BTreeSet<String> = candidates
+        .iter()
+        .filter(|c| c.origin == Origin::Rewriter && c.rejected.is_empty())
+        .map(|c| c.tool.clone())
+        .collect();
+    for candidate in candidates.iter_mut() {
+        if candidate.origin == Origin::Rules
+            && candidate.rejected.is_empty()
+            && rewritten.contains(&candidate.tool)
+        {
+            candidate.rejected.push(
+                "not run: a rewriter candidate for this tool passed, and carries the rules' parameter texts".into(),
+            );
+        }
+    }
+}
 
 /// The round's slates: slate k holds every target's k-th candidate that passed the screen. A
 /// slate of one candidate carries the candidate's label, so a round of one target reads as it did
@@ -150,7 +174,6 @@ pub fn choose(slates: &[Slate], tried: &[Tried]) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::improve::targets::{Standing, Target};
-    use crate::improve::wording::{Candidate, Origin};
 
     fn tried(label: &str, tool: &str, rejected: bool) -> Tried {
         Tried {
@@ -202,6 +225,28 @@ mod tests {
             took: Vec::new(),
             attribution: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_rules_candidate_runs_only_where_no_rewriter_candidate_passed() {
+        let mut candidates: Vec<Candidate> = [
+            ("alpha", Origin::Rewriter, false),
+            ("alpha", Origin::Rules, false),
+            ("beta", Origin::Rewriter, true),
+            ("beta", Origin::Rules, false),
+            ("gamma", Origin::Rules, false),
+        ]
+        .iter()
+        .map(|&(tool, origin, rejected)| {
+            let mut c = tried("x", tool, rejected).candidate;
+            c.origin = origin;
+            c
+        })
+        .collect();
+        rules_only_where_needed(&mut candidates);
+        let runs: Vec<bool> = candidates.iter().map(|c| c.rejected.is_empty()).collect();
+        assert_eq!(runs, vec![true, false, false, true, true]);
+        assert!(candidates[1].rejected[0].contains("rewriter candidate for this tool passed"));
     }
 
     #[test]

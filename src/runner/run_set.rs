@@ -61,6 +61,13 @@ impl RunSet {
         Ok(RunTrials { run, trials })
     }
 
+    /// Whether the run folder `name` already holds `trials` trials (a resumed command then has
+    /// nothing of it left to run).
+    pub fn finished(&self, name: &str, trials: usize) -> bool {
+        std::fs::read_to_string(self.path(name).join("trials.jsonl"))
+            .is_ok_and(|text| text.lines().filter(|l| !l.trim().is_empty()).count() >= trials)
+    }
+
     /// What the runs other than `folder` have spent, from their trials.
     fn spent_outside(&self, folder: &Path) -> Result<f64, String> {
         let Ok(entries) = std::fs::read_dir(&self.folder) else {

@@ -103,10 +103,15 @@ fn requests() -> Vec<(String, String)> {
 }
 
 fn workspace() -> tempfile::TempDir {
+    workspace_with(&TOOLS)
+}
+
+/// The fixture with these tools (name, description, parameter).
+fn workspace_with(tools: &[(&str, &str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut toolset =
         String::from("format = 1\nname = \"skies\"\ndescription = \"Weather and errands\"\n");
-    for (name, description, param) in TOOLS {
+    for &(name, description, param) in tools {
         toolset.push_str(&format!(
             "\n[[tool]]\nname = \"{name}\"\ndescription = \"{description}\"\n[tool.inputSchema]\ntype = \"object\"\nrequired = [\"{param}\"]\nadditionalProperties = false\nproperties.{param} = {{ type = \"string\", description = \"The {param} it needs.\" }}\n[tool.behavior]\ntext = \"done\"\n"
         ));
@@ -368,6 +373,81 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
     let other = command(dir.path(), &provider, &["--candidates", "2", "--seed", "7"]);
     assert_eq!(other.status.code(), Some(2), "{}", text(&other));
     assert!(text(&other).contains("holds improve work of other settings"));
+}
+
+/// The forecast tool claims the present too, so bm25 gives it every "current conditions … right
+/// now" request, and `get_weather`, described in two words, loses them all.
+const THIEF: &str = "Current conditions right now, and the weekly outlook for the coming days.";
+/// The thief narrowed to what it serves.
+const NARROWED: &str = "Weekly outlook: the weather forecast for the coming days.";
+
+#[test]
+fn a_rewrite_that_narrows_the_thief_is_adopted() {
+    let mut tools = TOOLS;
+    tools[0].1 = "Current conditions.";
+    tools[1].1 = THIEF;
+    let dir = workspace_with(&tools);
+    // Asked about the thief, the rewriter narrows it; asked about anything else, it gives the
+    // wording back unchanged (turned away unrun: "it is the current wording").
+    let script: RewriteScript = Box::new(|prompt| {
+        if prompt.starts_with("The tool: get_weather_forecast") {
+            json!({"wordings": [{"description": NARROWED, "params": {"city": "The city it needs."}}]})
+        } else {
+            json!({"wordings": [wording("Current conditions.")]})
+        }
+    });
+    let provider = RewriterProvider::start(script);
+    let output = command(dir.path(), &provider, &[]);
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains("ADOPTED: on the 17 held-out tasks"), "{said}");
+    let improve = std::fs::read_to_string(dir.path().join("improved/IMPROVE.md")).unwrap();
+    // The thief is a target of its own: it lost nothing, it took the six working "now" tasks.
+    assert!(
+        improve.contains("| get_weather_forecast | 6 | 6 | 1.00 | get_weather | 0 | 6 |"),
+        "{improve}"
+    );
+    let variant = std::fs::read_to_string(dir.path().join("improved/variant.toml")).unwrap();
+    assert!(variant.contains(NARROWED), "{variant}");
+    assert_held_out_never_shown(dir.path(), &provider);
+}
+
+#[test]
+fn a_minutes_budget_is_planned_kept_and_the_same_command_goes_on() {
+    let dir = workspace();
+    let script: RewriteScript = Box::new(|_| json!({"wordings": [wording(DESCRIBES)]}));
+    let provider = RewriterProvider::start(script);
+    // A budget of a few milliseconds: the baseline runs (nothing is known before it), the plan is
+    // said, and nothing after it fits — no ask, no run: a clean stop, not a verdict.
+    let tight = command(dir.path(), &provider, &["--minutes", "0.0001"]);
+    let said = text(&tight);
+    assert_eq!(tight.status.code(), Some(3), "{said}");
+    assert!(said.contains("plan: about "), "{said}");
+    assert!(said.contains("of the --minutes 0 left"), "{said}");
+    assert!(
+        said.contains("the --minutes budget leaves no time for more runs on the working part"),
+        "{said}"
+    );
+    assert!(provider.prompts().is_empty(), "no ask fitted");
+    let improve = std::fs::read_to_string(dir.path().join("improved/IMPROVE.md")).unwrap();
+    assert!(
+        improve.contains("get_weather: not asked: the --minutes budget leaves no time for it"),
+        "{improve}"
+    );
+    assert!(
+        improve.contains("not run: the --minutes budget leaves no time for it"),
+        "{improve}"
+    );
+    assert!(!dir.path().join("improved/runs/held-out").exists());
+    // The budget binds no folder: the same command with room to spare goes on from the round as
+    // it was proposed (the ask it skipped stays skipped: the rules' candidate is run) and ends
+    // with an answer.
+    let roomy = command(dir.path(), &provider, &["--minutes", "30"]);
+    let said = text(&roomy);
+    assert!(matches!(roomy.status.code(), Some(0 | 1)), "{said}");
+    assert!(said.contains("resuming the improve"), "{said}");
+    assert!(said.contains("1 measured in 1 run(s)"), "{said}");
+    assert!(provider.prompts().is_empty());
 }
 
 #[test]
