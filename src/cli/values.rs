@@ -48,6 +48,8 @@ pub(super) fn parse_fraction(text: &str) -> Result<f64, String> {
 pub(super) fn parse_minutes(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(m) if m > 0.0 && m.is_finite() => Ok(m),
-        _ => Err(format!("{text:?} is not a number of minutes above 0, e.g. 30")),
+        _ => Err(format!(
+            "{text:?} is not a number of minutes above 0, e.g. 30"
+        )),
     }
 }

@@ -5,17 +5,18 @@
 //! copied to `DIR/report.html`.
 
 use super::ledger::{self, ledger_path};
-use super::rounds::{Current, stopped, variant_file};
+use super::wording::Wording;
 use super::write_up::{Account, verdict_sentence};
-use super::{Context, Ending, judge, write};
+use super::{Context, Ending, judge, stopped, variant_file, write};
 use crate::analysis::statistics::AbVerdict;
 use crate::record::StoredTrial;
+use std::collections::BTreeMap;
 
 /// The final wording against the starting one on the held-out part: `variant.toml`, the verdict,
 /// and the held-out run's report as `report.html`.
 pub(super) async fn confirm(
     context: &Context<'_>,
-    current: &Current,
+    wordings: &BTreeMap<String, Wording>,
     account: &mut Account,
     say: &mut dyn FnMut(String),
 ) -> Result<Ending, String> {
@@ -26,7 +27,7 @@ pub(super) async fn confirm(
         start.label
     );
     let file = variant_file(context, &name);
-    let text = start.overlay.render(&name, &note, &current.wordings)?;
+    let text = start.overlay.render(&name, &note, wordings)?;
     write(&file, &text)?;
     account.final_label = Some(name.clone());
     say(format!(
@@ -38,7 +39,11 @@ pub(super) async fn confirm(
         account.stopped = Some("stopped before the held-out run".into());
         return Ok(Ending::Interrupted);
     }
-    if !context.schedule.held_out_fits() && !context.held_out_runs.finished("held-out", 2 * split.held_out.len()) {
+    if !context.schedule.held_out_fits()
+        && !context
+            .held_out_runs
+            .finished("held-out", 2 * split.held_out.len())
+    {
         account.stopped = Some(
             "the --minutes budget is spent before the held-out run; run the same command again to go on".into(),
         );

@@ -1,6 +1,6 @@
 //! `mcpick improve`: rewrite the descriptions that confuse, and keep only what wins on tasks it
-//! never saw. This file holds the settings, the folder (its lock, the settings it is bound to) and
-//! the entry; `rounds` strings the loop's steps together. The suite is split once (`split`) into a
+//! never saw. This file holds the settings, the folder (its lock, the settings it is bound to, its
+//! variant files), the entry and how a stopped run ends it; `rounds` strings the loop's steps together. The suite is split once (`split`) into a
 //! working and a held-out part. On the working part, under the current wording, every tool that
 //! loses or takes picks is found (`targets`); for each, the rewriter model (`rewriter`, through
 //! `backend::JsonWriter`) and the lint's rules (`rules`) propose wordings (`proposals`,
@@ -218,4 +218,28 @@ struct Context<'a> {
     schedule: schedule::Schedule,
     /// Ctrl-C or SIGTERM, heard between runs too.
     stop: crate::interrupt::StopWatch,
+}
+
+/// A variant file of this improve (`DIR/variants/LABEL.toml`).
+fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
+    context
+        .settings
+        .out
+        .join("variants")
+        .join(format!("{label}.toml"))
+}
+
+/// How `improve` ends when a run was stopped; the reason goes into the account.
+fn stopped(run: &crate::runner::FolderRun, account: &mut Account) -> Option<Ending> {
+    let (how, why) = run.stopped()?;
+    Some(ended(how, why, account))
+}
+
+/// The ending a stop means, its reason put into the account.
+fn ended(how: crate::runner::Stop, why: String, account: &mut Account) -> Ending {
+    account.stopped = Some(why);
+    match how {
+        crate::runner::Stop::Interrupted => Ending::Interrupted,
+        crate::runner::Stop::Incomplete => Ending::Incomplete,
+    }
 }

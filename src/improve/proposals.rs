@@ -62,8 +62,7 @@ pub(super) async fn propose(
     let mut proposed: Vec<Candidate> = Vec::new();
     let started = Instant::now();
     // After the asks come the round's runs: each slate's and the combined one.
-    let runs_after =
-        f64::from(settings.candidates + 2) * context.schedule.working_run_seconds();
+    let runs_after = f64::from(settings.candidates + 2) * context.schedule.working_run_seconds();
     for target in targets {
         let tool = &target.standing.tool;
         let ruled = rules::rule_wording(toolset, target, findings);
@@ -104,9 +103,7 @@ pub(super) async fn propose(
                 reply = writer.write_json(&json_ask) => reply,
                 () = context.stop.requested() => return Ok(None),
             };
-            context
-                .schedule
-                .learn_ask(asking.elapsed().as_secs_f64());
+            context.schedule.learn_ask(asking.elapsed().as_secs_f64());
             match reply.and_then(|reply| rewriter::wordings_from(&reply, asked)) {
                 Ok((wordings, note)) => {
                     round

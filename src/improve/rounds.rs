@@ -17,20 +17,18 @@ use super::slates::{self, slate_wordings};
 use super::targets::{Target, find_targets};
 use super::wording::{self, Wording};
 use super::write_up::{Account, Round, Slate, Tried, judgement_line, render};
-use super::{Context, Ending, judge, write};
+use super::{Context, Ending, ended, judge, stopped, variant_file, write};
 use crate::document::markdown::markdown_document;
 use crate::lint::lint;
 use crate::record::StoredTrial;
-use crate::runner::{FolderRun, Stop};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// The current wording: its label, its tools' new wordings (none: the starting wording), its
 /// working trials.
-pub(super) struct Current {
-    pub(super) label: String,
-    pub(super) wordings: BTreeMap<String, Wording>,
-    pub(super) trials: Vec<StoredTrial>,
+struct Current {
+    label: String,
+    wordings: BTreeMap<String, Wording>,
+    trials: Vec<StoredTrial>,
 }
 
 /// A step's result when a run was stopped (Ctrl-C, budget, a halted backend).
@@ -101,7 +99,7 @@ pub(super) async fn rounds(
     if current.wordings.is_empty() {
         return Ok(Ending::NotAdopted);
     }
-    confirm(context, &current, account, say).await
+    confirm(context, &current.wordings, account, say).await
 }
 
 /// The starting wording's trials on the working part.
@@ -270,7 +268,11 @@ async fn measure(
         let round = &account.rounds[round_index];
         let name = run_name(round.number, k, round.slates.get(k));
         let done = context.runs.finished(&name, context.split.working.len());
-        if !done && !context.schedule.fits(context.schedule.working_run_seconds()) {
+        if !done
+            && !context
+                .schedule
+                .fits(context.schedule.working_run_seconds())
+        {
             for slate in &mut account.rounds[round_index].slates[k..] {
                 slate.error = Some("not run: the --minutes budget leaves no time for it".into());
             }
@@ -351,7 +353,12 @@ async fn measure_slate(
     let name = run_name(number, k, Some(&slate));
     let run = context
         .runs
-        .run(&name, std::slice::from_ref(&slate.label), &[file], &split.working)
+        .run(
+            &name,
+            std::slice::from_ref(&slate.label),
+            &[file],
+            &split.working,
+        )
         .await?;
     if let Some(ending) = stopped(&run.run, account) {
         save(context, account)?;
@@ -396,28 +403,5 @@ fn run_name(number: u32, k: usize, slate: Option<&Slate>) -> String {
     match slate {
         Some(slate) if !slate.combined => format!("r{number}-s{}", k + 1),
         _ => format!("r{number}-combined"),
-    }
-}
-
-pub(super) fn variant_file(context: &Context<'_>, label: &str) -> PathBuf {
-    context
-        .settings
-        .out
-        .join("variants")
-        .join(format!("{label}.toml"))
-}
-
-/// Ends the rounds early when a run was stopped; the reason goes into the account.
-pub(super) fn stopped(run: &FolderRun, account: &mut Account) -> Option<Ending> {
-    let (how, why) = run.stopped()?;
-    Some(ended(how, why, account))
-}
-
-/// The ending a stop means, its reason put into the account.
-fn ended(how: Stop, why: String, account: &mut Account) -> Ending {
-    account.stopped = Some(why);
-    match how {
-        Stop::Interrupted => Ending::Interrupted,
-        Stop::Incomplete => Ending::Incomplete,
     }
 }

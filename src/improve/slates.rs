@@ -310,7 +310,11 @@ mod tests {
         let own = |k: usize| tried[k].judgement.as_ref().unwrap().difference;
         assert!(own(0) > 0.0 && own(1) < 0.0 && own(2) > 0.0 && own(3) > 0.0);
         let combined = combined(&tried, &slates, "x", 1).expect("two tools gained");
-        assert_eq!(combined.members, vec![0, 3], "alpha from slate 1, beta from slate 2");
+        assert_eq!(
+            combined.members,
+            vec![0, 3],
+            "alpha from slate 1, beta from slate 2"
+        );
         assert!(combined.combined);
         assert_eq!(combined.label, "x-r1-combined");
         // Slate 2 gains 4 picks overall, slate 1 gains 2: slate 2 is chosen.

@@ -409,7 +409,10 @@ fn candidate_item(tried: &Tried, chosen: bool) -> Item {
         details.push(format!("not compared: {error}"));
     }
     if let Some(j) = &tried.judgement {
-        details.push(format!("on its tool's working tasks: {}", judgement_line(j)));
+        details.push(format!(
+            "on its tool's working tasks: {}",
+            judgement_line(j)
+        ));
     }
     Item {
         text: format!(

@@ -291,7 +291,9 @@ fn a_rewrite_that_helps_both_parts_is_adopted_and_one_that_steals_is_flagged() {
         .find("Runs on the working part")
         .expect("the runs are told")..];
     let steal = runs.find("`skies-r1c1`").expect("the stealing run is told");
-    let describe = runs.find("`skies-r1c2`").expect("the describing run is told");
+    let describe = runs
+        .find("`skies-r1c2`")
+        .expect("the describing run is told");
     assert!(
         runs[steal..describe]
             .contains("pull check: takes picks from other tools' tasks: get_weather"),
