@@ -40,9 +40,10 @@ pub(super) async fn confirm(
         return Ok(Ending::Interrupted);
     }
     if !context.schedule.held_out_fits()
-        && !context
-            .held_out_runs
-            .finished("held-out", 2 * split.held_out.len())
+        && !context.held_out_runs.finished(
+            "held-out",
+            2 * split.held_out.len() * settings.run.repeats.max(1) as usize,
+        )
     {
         account.stopped = Some(
             "the --minutes budget is spent before the held-out run; run the same command again to go on".into(),

@@ -4,8 +4,7 @@
 //! variant file, run on the working part and judged against the round's baseline, its candidates
 //! read on their own tools' tasks, then the combined slate), the choice (`slates::choose`: the
 //! slate that raises the working part most and steals from no neighbour); and at the end the
-//! confirmation on the held-out part (`confirm`), told when its held-out tasks judged earlier
-//! improves of the suite (`confirm`). Before each costly step the schedule is asked whether it
+//! confirmation on the held-out part (`confirm`). Before each costly step the schedule is asked whether it
 //! leaves time for the held-out run. Each step is a function of its own; this file only strings
 //! them together and saves the account after each.
 
@@ -267,7 +266,8 @@ async fn measure(
         }
         let round = &account.rounds[round_index];
         let name = run_name(round.number, k, round.slates.get(k));
-        let done = context.runs.finished(&name, context.split.working.len());
+        let trials = context.split.working.len() * context.settings.run.repeats.max(1) as usize;
+        let done = context.runs.finished(&name, trials);
         if !done
             && !context
                 .schedule
