@@ -7,7 +7,9 @@
 //! the round's baseline), paired with the baseline. The best candidate of each tool that gained
 //! there, unflagged by the pull check, go together into the combined slate, run once more — the
 //! coordinate step that lets wins on different tools add up. The round keeps the slate that
-//! raises the whole working part most and makes none of its tools take others' picks. Pure.
+//! raises the whole working part most and makes none of its tools take others' picks. A tool's
+//! rules' candidate joins a slate only when none of the rewriter's passed the screen. No I/O: the
+//! judging is `judge`'s.
 
 use super::judge::{Judgement, judge};
 use super::targets::Target;
