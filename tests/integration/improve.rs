@@ -452,6 +452,80 @@ fn a_minutes_budget_is_planned_kept_and_the_same_command_goes_on() {
     assert!(provider.prompts().is_empty());
 }
 
+/// Ctrl-C while the rewriter is being asked — between runs, where no run listens — stops `improve`
+/// at once rather than when the ask returns, and says how to go on.
+#[test]
+fn ctrl_c_while_the_rewriter_is_asked_stops_improve_at_once() {
+    use std::io::BufRead;
+    let dir = workspace();
+    let script: RewriteScript = Box::new(|_| {
+        std::thread::sleep(std::time::Duration::from_secs(8));
+        json!({"wordings": [wording(DESCRIBES)]})
+    });
+    let provider = RewriterProvider::start(script);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .current_dir(dir.path())
+        .env("MCPICK_CACHE_DIR", dir.path().join(".cache"))
+        .env("MCPICK_OFFLINE", "1")
+        .env("MCPICK_TEST_KEY", "test-key-123")
+        .args([
+            "improve",
+            "suite.toml",
+            "--backend",
+            "bm25",
+            "--rewriter",
+            "openai:rewriter-mock",
+            "--base-url",
+            &provider.base_url,
+            "--api-key-env",
+            "MCPICK_TEST_KEY",
+            "--no-progress",
+            "-o",
+            "improved",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    for line in stderr.lines() {
+        let line = line.unwrap();
+        said.push_str(&line);
+        said.push('\n');
+        if line.contains("the rewriter rewords") {
+            break;
+        }
+    }
+    assert!(said.contains("the rewriter rewords get_weather"), "{said}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let asked = std::time::Instant::now();
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(5),
+        "it waited for the ask: {:?}",
+        asked.elapsed()
+    );
+    assert!(
+        stdout.contains("run the same command again to go on"),
+        "{stdout}"
+    );
+    let improve = std::fs::read_to_string(dir.path().join("improved/IMPROVE.md")).unwrap();
+    assert!(
+        improve.contains("stopped while the rewriter was asked"),
+        "{improve}"
+    );
+    // Nothing of the round was journaled: the same command asks again.
+    assert!(!dir.path().join("improved/.improve/round-1.json").exists());
+}
+
 #[test]
 fn bad_input_is_refused_by_name_before_anything_runs() {
     let dir = workspace();
