@@ -1,8 +1,9 @@
 //! `IMPROVE.md`: what `improve` did, in the order it did it — the split, then per round the targets
 //! (each tool's standing on the working part, its neighbours, what it lost), every candidate (who
-//! proposed it, its text, why it was turned away or its working-part score against the round's
-//! baseline, the pull check, its time), the one chosen — and the held-out verdict with its
-//! interval, adopted or not, as a `document` its Markdown renderer writes. Rewritten whole after
+//! proposed it, its text, why it was turned away or its score on its own tool's working tasks),
+//! every run on the working part (what it rewords, its score against the round's baseline, the
+//! pull check, its time and tokens), the one chosen — and the held-out verdict with its interval,
+//! adopted or not, as a `document` its Markdown renderer writes. Rewritten whole after
 //! every step, so a stopped `improve` leaves an account of what it finished. Pure.
 
 use super::judge::Judgement;
