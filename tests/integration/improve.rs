@@ -158,6 +158,11 @@ fn overfitting_wording(prompt: &str) -> Value {
 }
 
 fn command(dir: &Path, provider: &RewriterProvider, extra: &[&str]) -> Output {
+    improve_command(dir, provider, extra).output().unwrap()
+}
+
+/// `mcpick improve` on the fixture with bm25 and the scripted rewriter, not yet started.
+fn improve_command(dir: &Path, provider: &RewriterProvider, extra: &[&str]) -> Command {
     let mut args = vec![
         "improve",
         "suite.toml",
@@ -175,16 +180,16 @@ fn command(dir: &Path, provider: &RewriterProvider, extra: &[&str]) -> Output {
         args.extend(["-o", "improved"]);
     }
     args.extend_from_slice(extra);
-    Command::new(env!("CARGO_BIN_EXE_mcpick"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpick"));
+    command
         .current_dir(dir)
         // The held-out ledger lives in the cache folder: the workspace's own, not the user's.
         .env("MCPICK_CACHE_DIR", dir.join(".cache"))
         .env("MCPICK_OFFLINE", "1")
         .env("MCPICK_TEST_KEY", "test-key-123")
         .env_remove("OPENAI_API_KEY")
-        .args(&args)
-        .output()
-        .unwrap()
+        .args(&args);
+    command
 }
 
 fn text(output: &Output) -> String {
@@ -463,26 +468,7 @@ fn ctrl_c_while_the_rewriter_is_asked_stops_improve_at_once() {
         json!({"wordings": [wording(DESCRIBES)]})
     });
     let provider = RewriterProvider::start(script);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .current_dir(dir.path())
-        .env("MCPICK_CACHE_DIR", dir.path().join(".cache"))
-        .env("MCPICK_OFFLINE", "1")
-        .env("MCPICK_TEST_KEY", "test-key-123")
-        .args([
-            "improve",
-            "suite.toml",
-            "--backend",
-            "bm25",
-            "--rewriter",
-            "openai:rewriter-mock",
-            "--base-url",
-            &provider.base_url,
-            "--api-key-env",
-            "MCPICK_TEST_KEY",
-            "--no-progress",
-            "-o",
-            "improved",
-        ])
+    let mut child = improve_command(dir.path(), &provider, &[])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
