@@ -99,6 +99,8 @@ pub async fn explain(
     if let Some(why) = refusal(backend) {
         return Err(why);
     }
+    // A Ctrl-C between two runs (no run listens then) stops the next one at its start.
+    let _stop = crate::interrupt::StopWatch::start();
     let start = load_start(&settings.suite, settings.variant.as_deref(), "explain")?;
     let named = named_tools(&start, &settings.tools)?;
     let folder = WorkFolder::open(&settings.out, "explain", &fingerprint(settings))?;
