@@ -98,6 +98,21 @@ pub fn closest_name<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Opt
         .map(|(_, k)| k)
 }
 
+/// The known key `key` is a slip of, if it is one: the same once case, `_` and `-` are ignored, or
+/// one edit away (two for keys longer than six characters). Stricter than `closest_name`, because
+/// in an open object (MCP's `Tool`, its `annotations`) a key that is merely unknown is allowed.
+pub fn misspelling_of<'a>(key: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let folded = |s: &str| {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    known
+        .filter(|k| *k != key)
+        .find(|k| folded(k) == folded(key) || edit_distance(key, k) <= 1 + usize::from(k.len() > 6))
+}
+
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut previous: Vec<usize> = (0..=b.len()).collect();

@@ -6,7 +6,7 @@
 use super::diagnostic::Diagnostic;
 use super::workspace::{Workspace, looks_like_path};
 use crate::model::Toolset;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A toolset as named on the command line.
 #[derive(Debug, Clone)]
@@ -62,9 +62,14 @@ fn toolset_path(toolset: &str) -> PathBuf {
         return PathBuf::from(toolset);
     }
     let json = PathBuf::from(format!("toolsets/{toolset}.json"));
+    let toml = PathBuf::from(format!("toolsets/{toolset}.toml"));
     if json.is_file() {
         json
+    } else if toml.is_file() || !Path::new("toolsets").is_dir() {
+        toml
     } else {
-        PathBuf::from(format!("toolsets/{toolset}.toml"))
+        // A toolset whose `name` is not its file's: `run` finds it among `toolsets/`, and so
+        // does every command that names a toolset.
+        PathBuf::from("toolsets")
     }
 }

@@ -46,6 +46,9 @@ pub struct Tool {
     pub execution: Option<Value>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
+    /// Keys the toolset file had beyond MCP's own (`ToolSpec::extra`), served as they came.
+    #[serde(flatten, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
     #[serde(skip)]
     pub behavior: Behavior,
     /// 1-based line of the tool's definition in its file, when known.
@@ -67,6 +70,7 @@ impl Tool {
             icons: None,
             execution: None,
             meta: None,
+            extra: Map::new(),
             behavior: Behavior::default(),
             line: None,
         }

@@ -149,6 +149,7 @@ mod tests {
             icons: None,
             execution: None,
             meta: None,
+            extra: serde_json::Map::new(),
             behavior: Default::default(),
             line: None,
         }

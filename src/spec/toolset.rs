@@ -1,4 +1,7 @@
 //! Toolset files: `[[tool]]` entries with MCP's tool fields plus a `behavior` table for the simulation.
+//! A tool and its annotations are open objects in MCP's schema, so keys this build does not know are
+//! kept (`extra`) and written back and served as they came; the loader refuses only a key that looks
+//! like a misspelling of a known one.
 
 use super::Located;
 use serde::{Deserialize, Serialize};
@@ -47,7 +50,6 @@ impl ToolsetDocument {
 
 /// One tool as written: MCP `Tool` fields, spelled as the specification spells them, plus `behavior`.
 #[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
 pub struct ToolSpec {
     pub name: Located<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,6 +78,25 @@ pub struct ToolSpec {
     pub meta: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub behavior: Option<Located<BehaviorSpec>>,
+    /// Keys MCP's `Tool` object does not define (a server may send its own): passed through.
+    #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
+}
+
+impl ToolSpec {
+    /// The keys a tool may have that this build reads, as the file spells them.
+    pub const KNOWN_KEYS: [&'static str; 10] = [
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+        "icons",
+        "execution",
+        "_meta",
+        "behavior",
+    ];
 }
 
 /// What the simulated tool answers: a default response, optional rules tried first, optional latency.
@@ -111,9 +132,20 @@ pub struct ResponseRuleSpec {
     pub latency_ms: Option<u64>,
 }
 
-/// MCP `ToolAnnotations`: hints about a tool's effects, and an optional display title.
+impl ToolAnnotations {
+    /// The keys MCP defines for annotations.
+    pub const KNOWN_KEYS: [&'static str; 5] = [
+        "title",
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+}
+
+/// MCP `ToolAnnotations`: hints about a tool's effects, an optional display title, and whatever else
+/// a server puts there (chrome-devtools-mcp sends `category`), kept as sent.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
 pub struct ToolAnnotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -141,4 +173,7 @@ pub struct ToolAnnotations {
         skip_serializing_if = "Option::is_none"
     )]
     pub open_world_hint: Option<bool>,
+    /// Keys the specification does not define: passed through to clients unchanged.
+    #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Map<String, Value>,
 }

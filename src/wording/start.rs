@@ -55,8 +55,11 @@ pub fn load_start(
         .collect();
     paths.push(suite_path.to_path_buf());
     let workspace = Workspace::load(&paths);
+    let variants: Vec<&str> = variant.into_iter().collect();
     let errors: Vec<String> = workspace
-        .error_diagnostics()
+        .errors_for_suites(&variants)
+        .blocking
+        .iter()
         .map(|d| d.to_string())
         .collect();
     if !errors.is_empty() {

@@ -53,7 +53,7 @@ fn a_bad_file_exits_two_and_names_file_and_line() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(
-        stdout.contains("bad.toml:4:1: error: unknown field `descripton`"),
+        stdout.contains("bad.toml:4:1: error: tool \"get_x\": unknown key `descripton`"),
         "{stdout}"
     );
     assert!(stdout.contains("help: "), "{stdout}");

@@ -78,11 +78,7 @@ fn cases() -> Vec<Case> {
             file: "toolsets/bad.toml",
             line: Some(4),
             record: None,
-            wording: &[
-                "unknown field `descripton`",
-                "expected one of",
-                "`description`",
-            ],
+            wording: &["unknown key `descripton`", "did you mean `description`?"],
         },
         Case {
             name: "missing required field",

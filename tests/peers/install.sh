@@ -14,6 +14,13 @@ if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.inst
   npm install --no-audit --no-fund --loglevel=error
   touch node_modules/.installed
 fi
+# Eight servers published on npm (tests/integration/wild_servers.rs), in their own folder: they
+# install with --ignore-scripts (a dependency's postinstall downloads a browser; listing tools needs
+# none), which the packages above cannot (the node package links its binary in a postinstall).
+if [ ! -d wild/node_modules ] || [ wild/package-lock.json -nt wild/node_modules/.installed ]; then
+  (cd wild && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
+  touch wild/node_modules/.installed
+fi
 if [ ! -x .venv/bin/python ] || [ requirements.txt -nt .venv/.installed ]; then
   # Debian's own Python ships venv separately; install it if this machine's Python lacks it.
   if ! python3 -m venv .venv 2>/dev/null; then

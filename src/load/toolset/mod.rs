@@ -116,14 +116,15 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
     {
         if !KNOWN_KEYS.contains(&key.as_str()) {
             let span = find_json_key(&source.text, key, 0);
+            // A result a server sent may carry keys of its own; they say nothing about the tools.
             diagnostics.push(
                 source
-                    .error(
+                    .warning(
                         span.as_ref(),
-                        format!("unknown field `{key}` in a JSON toolset"),
+                        format!("unknown key `{key}` in a JSON toolset is ignored"),
                     )
                     .help(format!(
-                        "allowed top-level keys: {}; remove it or fix its spelling",
+                        "the top-level keys read: {}; remove it or fix its spelling",
                         KNOWN_KEYS.join(", ")
                     )),
             );

@@ -4,10 +4,11 @@
 
 use super::behavior::BehaviorChecks;
 use crate::load::Diagnostic;
+use crate::load::diagnostic::misspelling_of;
 use crate::load::source::SourceText;
 use crate::model::{Behavior, Tool};
 use crate::registry::compile_object_schema;
-use crate::spec::{Located, ToolSpec, toml_datetimes_as_strings};
+use crate::spec::{Located, ToolAnnotations, ToolSpec, toml_datetimes_as_strings};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -72,6 +73,7 @@ impl<'a> ToolChecker<'a> {
         let errors_before = diagnostics.iter().filter(|d| d.is_error()).count();
 
         diagnostics.extend(check_tool_name(source, &name, name_span.as_ref()));
+        diagnostics.extend(misspelled_keys(source, &spec, name_span.as_ref()));
         self.check_unique(&name, name_span.as_ref(), diagnostics);
         if spec
             .description
@@ -151,10 +153,63 @@ impl<'a> ToolChecker<'a> {
             icons: spec.icons,
             execution: spec.execution,
             meta: spec.meta,
+            extra: spec.extra,
             behavior: behavior?,
             line: name_span.map(|s| source.line_of(s.start)),
         })
     }
+}
+
+/// A key beyond MCP's that looks like a slip of one it defines (`descripton`, `input_schema`) is an
+/// error, since the tool would silently lose what was meant; any other extra key is kept.
+fn misspelled_keys(
+    source: &SourceText,
+    spec: &ToolSpec,
+    at: Option<&Range<usize>>,
+) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    let mut check = |keys: &mut dyn Iterator<Item = &String>, known: &[&str], what: &str| {
+        for key in keys {
+            if let Some(near) = misspelling_of(key, known.iter().copied()) {
+                let from = at.map_or(0, |span| span.start);
+                let span = key_span(&source.text, key, from).or_else(|| at.cloned());
+                found.push(
+                    source
+                        .error(span.as_ref(), format!("tool {:?}: unknown key `{key}` in {what}", spec.name.value))
+                        .help(format!("did you mean `{near}`? Other keys are kept and passed to clients as they are")),
+                );
+            }
+        }
+    };
+    check(&mut spec.extra.keys(), &ToolSpec::KNOWN_KEYS, "the tool");
+    if let Some(annotations) = &spec.annotations {
+        check(
+            &mut annotations.extra.keys(),
+            &ToolAnnotations::KNOWN_KEYS,
+            "its annotations",
+        );
+    }
+    found
+}
+
+/// Where `key` is written as a key (TOML `key =`, JSON `"key":`) at or after `from`: the spans
+/// serde keeps are of values, and a misspelt key is best shown where it is.
+fn key_span(text: &str, key: &str, from: usize) -> Option<Range<usize>> {
+    let mut start = from;
+    while let Some(found) = text.get(start..)?.find(key) {
+        let at = start + found;
+        let end = at + key.len();
+        let before = text[..at].trim_end_matches([' ', '\t']);
+        let opened =
+            before.is_empty() || before.ends_with(['\n', '{', ',', '"']) || before.ends_with("\r");
+        let after = text[end..].trim_start_matches('"').trim_start();
+        if opened && (after.starts_with('=') || after.starts_with(':')) {
+            let quoted = text[..at].ends_with('"');
+            return Some(if quoted { at - 1..end + 1 } else { at..end });
+        }
+        start = end;
+    }
+    None
 }
 
 fn normalize_datetimes(spec: &mut ToolSpec) {

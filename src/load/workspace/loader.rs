@@ -3,6 +3,7 @@
 //! toolset a variant or suite names loaded from disk when it was not among them; one report per
 //! file.
 
+use super::file_identity::file_key;
 use super::{FileKind, FileReport, Workspace};
 use crate::load::Diagnostic;
 use crate::load::source::SourceText;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub struct Loader {
     /// Files in discovery order, de-duplicated.
     found: Vec<PathBuf>,
+    /// The `file_key` of every file found or loaded on the way.
     seen: BTreeSet<PathBuf>,
     workspace: Workspace,
     /// Reports for paths that could not even be listed.
@@ -64,9 +66,8 @@ impl Loader {
                 }
             }
         } else if path.exists() {
-            let normal = normalize(path);
-            if self.seen.insert(normal.clone()) {
-                self.found.push(normal);
+            if self.seen.insert(file_key(path)) {
+                self.found.push(normalize(path));
             }
         } else {
             self.unreadable
@@ -126,7 +127,7 @@ impl Loader {
                 ..
             }) = &file
             {
-                referenced.insert(normalize(&tasks_file_path(&source.path, tasks_file)));
+                referenced.insert(file_key(&tasks_file_path(&source.path, tasks_file)));
             }
             let report = self.add_suite(&source, file);
             self.record(report);
@@ -134,7 +135,7 @@ impl Loader {
         for source in task_files {
             let report = task_file_report(
                 &source,
-                referenced.contains(&source.path),
+                referenced.contains(&file_key(&source.path)),
                 &self.workspace.suites,
             );
             self.record(report);
@@ -191,27 +192,37 @@ impl Loader {
             return Ok(i);
         }
         let dir = near.parent().unwrap_or(Path::new("."));
+        let folders = [
+            dir.to_path_buf(),
+            dir.join(".."),
+            dir.join("../toolsets"),
+            PathBuf::from("toolsets"),
+        ];
         let candidates: Vec<PathBuf> = if is_path {
             vec![dir.join(reference)]
         } else {
             let mut c = Vec::new();
-            for base in [
-                dir.to_path_buf(),
-                dir.join(".."),
-                dir.join("../toolsets"),
-                PathBuf::from("toolsets"),
-            ] {
+            for base in &folders {
                 for ext in ["toml", "json"] {
                     c.push(base.join(format!("{reference}.{ext}")));
                 }
             }
             c
         };
-        let Some(path) = candidates
+        // The suite's own file is never its toolset (`tasks/fs.toml` naming toolset "fs").
+        let own = file_key(near);
+        let found = candidates
             .iter()
-            .find(|p| p.is_file())
-            .map(|p| normalize(p))
-        else {
+            .find(|p| p.is_file() && file_key(p) != own)
+            .cloned();
+        // A toolset whose `name` differs from its file's: `run` finds it among the files of
+        // `toolsets/` it loads; a command given only the suite looks in the same folders.
+        let found = found.or_else(|| {
+            (!is_path)
+                .then(|| declaring_file(&folders, reference, near))
+                .flatten()
+        });
+        let Some(path) = found.map(|p| normalize(&p)) else {
             let loaded: Vec<&str> = self
                 .workspace
                 .toolsets
@@ -224,15 +235,16 @@ impl Loader {
                 format!("loaded toolsets: {}", loaded.join(", "))
             });
         };
+        let key = file_key(&path);
         if let Some(i) = self
             .workspace
             .toolsets
             .iter()
-            .position(|t| normalize(&t.source) == path)
+            .position(|t| file_key(&t.source) == key)
         {
             return Ok(i);
         }
-        if self.reports.contains_key(&path) {
+        if !self.seen.insert(key.clone()) {
             return Err(format!("{} did not load; see its errors", path.display()));
         }
         let source = SourceText::read(&path).map_err(|d| d.message)?;
@@ -246,7 +258,7 @@ impl Loader {
         self.workspace
             .toolsets
             .iter()
-            .position(|t| normalize(&t.source) == path)
+            .position(|t| file_key(&t.source) == key)
             .ok_or_else(|| format!("{} did not load; see its errors", path.display()))
     }
 
@@ -459,6 +471,31 @@ fn classify(source: &SourceText) -> Parsed {
             Diagnostic::error(&source.path, "not a toolset, variant or suite file").help("mcpick reads .toml (toolsets, variants, suites), .json (captured tools/list) and .jsonl (tasks)"),
         ),
     }
+}
+
+/// The first toolset file in `folders` (other than `near`, the file asking) whose top-level `name`
+/// is `name`.
+fn declaring_file(folders: &[PathBuf], name: &str, near: &Path) -> Option<PathBuf> {
+    let declared = |path: &Path| -> Option<String> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let value = match path.extension()?.to_str()? {
+            "json" => serde_json::from_str::<serde_json::Value>(&text).ok()?,
+            "toml" => serde_json::to_value(toml::from_str::<toml::Table>(&text).ok()?).ok()?,
+            _ => return None,
+        };
+        Some(value.get("name")?.as_str()?.to_string())
+    };
+    folders.iter().find_map(|folder| {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        files
+            .into_iter()
+            .find(|p| file_key(p) != file_key(near) && declared(p).as_deref() == Some(name))
+    })
 }
 
 fn unreadable(path: &Path, reason: &str) -> FileReport {

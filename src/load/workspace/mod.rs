@@ -6,7 +6,9 @@
 //! the files, loads them in dependency order and resolves their references; `worded_toolset` is
 //! the one rule for which toolset and variant a name means.
 
+mod file_identity;
 mod loader;
+mod needed_files;
 mod worded_toolset;
 
 pub use worded_toolset::{NotLoaded, WordedToolset, looks_like_path};

@@ -4,9 +4,10 @@
 //! all ask here.
 
 use super::Workspace;
+use super::file_identity::file_key;
 use crate::load::variant::LoadedVariant;
 use crate::model::Toolset;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 /// A toolset under one wording: the base toolset, and the variant laid over it (none: the toolset
 /// as it is).
@@ -36,12 +37,6 @@ pub fn looks_like_path(s: &str) -> bool {
     s.contains('/') || s.ends_with(".toml") || s.ends_with(".json")
 }
 
-fn normal(path: &Path) -> PathBuf {
-    path.components()
-        .filter(|c| !matches!(c, Component::CurDir))
-        .collect()
-}
-
 impl Workspace {
     /// `toolset` (a name, or the path of its file) under `variant` (a name or path of one of its
     /// variants; none: as it is).
@@ -51,8 +46,8 @@ impl Workspace {
         variant: Option<&str>,
     ) -> Result<WordedToolset<'_>, NotLoaded> {
         let base = if looks_like_path(toolset) {
-            let path = normal(Path::new(toolset));
-            self.toolsets.iter().find(|t| normal(&t.source) == path)
+            let path = file_key(Path::new(toolset));
+            self.toolsets.iter().find(|t| file_key(&t.source) == path)
         } else {
             self.toolset(toolset)
         }
@@ -65,8 +60,8 @@ impl Workspace {
         };
         let of_base = self.variants.iter().filter(|v| v.base == base.name);
         let found = if looks_like_path(variant) {
-            let path = normal(Path::new(variant));
-            of_base.into_iter().find(|v| normal(&v.source) == path)
+            let path = file_key(Path::new(variant));
+            of_base.into_iter().find(|v| file_key(&v.source) == path)
         } else {
             of_base.into_iter().find(|v| v.name == variant)
         };

@@ -132,7 +132,7 @@ impl RunPlan {
         let limits = lanes::shared_limits(options, &mut problems);
         let backends = lanes::parse_backends(options, &config, &mut problems);
         let cache = lanes::response_cache(options, &backends, &mut notices);
-        let (workspace, pool) = suites::load_workspaces(options, &mut problems);
+        let (workspace, pool) = suites::load_workspaces(options, &mut problems, &mut notices);
         let suites = suites::plan_suites(
             options,
             &workspace,

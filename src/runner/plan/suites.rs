@@ -1,5 +1,5 @@
 //! The plan's suites: the workspace read (`toolsets/` when there is one, then the suites named),
-//! every file's errors as problems, and each suite under each arm — its toolset as is or overlaid by
+//! the errors of every file a suite or chosen variant needs as problems (others as notices), and each suite under each arm — its toolset as is or overlaid by
 //! a variant, its tasks filtered by tag (and by id) and scored by the run's profile, its distractor pool for a
 //! sweep, and the MCP servers that serve it.
 
@@ -16,6 +16,7 @@ use std::path::PathBuf;
 pub(super) fn load_workspaces(
     options: &RunSettings,
     problems: &mut Vec<String>,
+    notices: &mut Vec<String>,
 ) -> (Workspace, Option<Workspace>) {
     // `toolsets/` is read when there is one; suites elsewhere (an import's folder) carry theirs.
     let suite_paths = if options.paths.is_empty() {
@@ -29,8 +30,16 @@ pub(super) fn load_workspaces(
         .chain(suite_paths.iter().cloned())
         .collect();
     let workspace = Workspace::load(&paths);
-    problems.extend(workspace.error_diagnostics().map(|d| d.to_string()));
-    if workspace.suites.is_empty() && !workspace.has_errors() {
+    let variants: Vec<&str> = options
+        .variants
+        .iter()
+        .map(String::as_str)
+        .filter(|name| *name != BASE_ARM)
+        .collect();
+    let errors = workspace.errors_for_suites(&variants);
+    problems.extend(errors.blocking.iter().map(|d| d.to_string()));
+    notices.extend(errors.set_aside_notices());
+    if workspace.suites.is_empty() && problems.is_empty() {
         problems.push(format!(
             "no suites found in {}",
             suite_paths
@@ -67,7 +76,8 @@ pub(super) fn plan_suites(
     notices: &mut Vec<String>,
 ) -> Vec<SuitePlan> {
     let mut suites = Vec::new();
-    if !workspace.has_errors() && problems.is_empty() {
+    // `problems` holds every error a suite here needs; a file nothing uses was set aside.
+    if problems.is_empty() {
         let mut loaded: Vec<_> = workspace.suites.iter().collect();
         loaded.sort_by(|a, b| a.name.cmp(&b.name));
         let mut skipped = Vec::new();
