@@ -125,6 +125,8 @@ pub enum Command {
         margin: Option<f64>,
         #[command(flatten)]
         adjust: AdjustFlag,
+        #[command(flatten)]
+        format: FormatFlag,
     },
     /// Rebuild a run's summaries, trials.csv, trials.parquet and report.html from its trials.jsonl alone.
     Report {

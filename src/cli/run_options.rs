@@ -2,8 +2,8 @@
 //! shared groups of `flags` it flattens. `commands::resolve` turns it into `settings::RunSettings`.
 
 use super::flags::{
-    AdjustFlag, BackendsFlag, BudgetFlag, HostedFlags, ModelFlags, OutFlag, ProfilesFlag,
-    ProgressFlag, SeedFlag, VariantsFlag,
+    AdjustFlag, BackendsFlag, BudgetFlag, FormatFlag, HostedFlags, ModelFlags, OutFlag,
+    ProfilesFlag, ProgressFlag, SeedFlag, VariantsFlag,
 };
 use super::values::{parse_wait, parse_wait_or_none};
 use clap::ValueEnum;
@@ -138,6 +138,10 @@ pub struct RunOptions {
     pub batch_poll: f64,
     #[command(flatten)]
     pub progress: ProgressFlag,
+    /// `json`: the summary (summary.json, with how the run ended) as one JSON object on stdout;
+    /// what the run says as it starts goes to stderr.
+    #[command(flatten)]
+    pub format: FormatFlag,
     /// Run one shard of the plan, I of N (0-based): a stable hash of each trial's key gives it to
     /// exactly one shard. The shard writes DIR/shard-I-of-N under the run folder [default: from
     /// JOB_COMPLETION_INDEX with --shards, or SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT].

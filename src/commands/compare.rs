@@ -6,10 +6,13 @@
 //! `--min-selection`, 2 when the runs
 //! cannot be compared — a folder that does not read or holds a line that is not its plan's trial, a
 //! backend without one pair that has a verdict, or NEW lacking more of BASE's trials than
-//! `--allow-missing` says: a gate never passes without evidence.
+//! `--allow-missing` says: a gate never passes without evidence. With `--format json` the same
+//! verdict is one JSON object on stdout (`compare_json`).
 
 use super::ExitStatus;
-use crate::analysis::run_comparison::{GateFailure, GateSettings, compare_runs};
+use super::compare_json;
+use crate::analysis::run_comparison::{BackendComparison, GateFailure, GateSettings, compare_runs};
+use crate::cli::OutputFormat;
 use crate::record::{StoredTrials, read_run};
 use std::io::Write;
 use std::path::Path;
@@ -18,46 +21,64 @@ pub fn run_compare(
     base: &Path,
     new: &Path,
     settings: GateSettings,
+    format: OutputFormat,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitStatus> {
+    let json = format == OutputFormat::Json;
+    let refuse = |out: &mut dyn Write, message: String| -> std::io::Result<ExitStatus> {
+        if json {
+            writeln!(out, "{}", compare_json::refused(&message))?;
+        } else {
+            writeln!(out, "mcpick compare: {message}")?;
+        }
+        Ok(ExitStatus::InvalidInput)
+    };
     if !(settings.alpha > 0.0 && settings.alpha < 1.0) {
-        writeln!(
+        return refuse(
             out,
-            "mcpick compare: --alpha {} is not a significance level (between 0 and 1, e.g. 0.05)",
-            settings.alpha
-        )?;
-        return Ok(ExitStatus::InvalidInput);
+            format!(
+                "--alpha {} is not a significance level (between 0 and 1, e.g. 0.05)",
+                settings.alpha
+            ),
+        );
     }
     if let Some(minimum) = settings.min_selection.filter(|m| !(0.0..=1.0).contains(m)) {
-        writeln!(
+        return refuse(
             out,
-            "mcpick compare: --min-selection {minimum} is not a fraction (0 to 1: 0.8 means 80%)"
-        )?;
-        return Ok(ExitStatus::InvalidInput);
+            format!("--min-selection {minimum} is not a fraction (0 to 1: 0.8 means 80%)"),
+        );
     }
     let (base_stored, new_stored) = match (read_run(base), read_run(new)) {
         (Ok(base), Ok(new)) => (base.stored, new.stored),
-        (Err(e), _) | (_, Err(e)) => {
-            writeln!(out, "mcpick compare: {e}")?;
-            return Ok(ExitStatus::InvalidInput);
-        }
+        (Err(e), _) | (_, Err(e)) => return refuse(out, e.to_string()),
     };
     let mut without_evidence = unread_lines("BASE", base, &base_stored);
     without_evidence.extend(unread_lines("NEW", new, &new_stored));
     let (base_trials, new_trials) = (base_stored.trials, new_stored.trials);
     let comparison = match compare_runs(&base_trials, &new_trials, settings) {
         Ok(comparison) => comparison,
-        Err(e) => {
-            writeln!(out, "mcpick compare: refused: {e}")?;
-            return Ok(ExitStatus::InvalidInput);
-        }
+        Err(e) => return refuse(out, format!("refused: {e}")),
     };
     if comparison.backends.is_empty() {
-        writeln!(
-            out,
-            "mcpick compare: the runs share no backend, so nothing pairs"
-        )?;
-        return Ok(ExitStatus::InvalidInput);
+        return refuse(out, "the runs share no backend, so nothing pairs".into());
+    }
+    without_evidence.extend(comparison.without_evidence(settings.allow_missing));
+    let status = if !without_evidence.is_empty() {
+        ExitStatus::InvalidInput
+    } else if comparison.passed() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Findings
+    };
+    if json {
+        let gates: Vec<String> = comparison
+            .backends
+            .iter()
+            .map(|b| gate(b, &settings))
+            .collect();
+        let verdict = compare_json::verdict(&comparison, &settings, &gates, &without_evidence);
+        writeln!(out, "{verdict}")?;
+        return Ok(status);
     }
     writeln!(
         out,
@@ -87,48 +108,7 @@ pub fn run_compare(
         let test = backend.picks.as_ref().map_or("—".to_string(), |p| {
             format!("{}, {} / {} tasks", p.test_name(), p.only_a, p.only_b)
         });
-        let gate = if backend.pairs == 0 {
-            "no evidence".to_string()
-        } else if backend.failures.is_empty() && backend.missing_in_new > 0 {
-            format!(
-                "pass on {} tasks; {} trials missing",
-                backend.tasks, backend.missing_in_new
-            )
-        } else if backend.failures.is_empty() {
-            "pass".to_string()
-        } else {
-            let reasons: Vec<String> = backend
-                .failures
-                .iter()
-                .map(|f| match f {
-                    GateFailure::SignificantlyWorse => format!(
-                        "FAIL: worse (p = {:.4} < {} one-sided, adjusted)",
-                        backend.p_worse_adjusted, settings.alpha
-                    ),
-                    GateFailure::GradedWorse => format!(
-                        "FAIL: worse on the graded measure (sign-flip p = {:.4} < {} one-sided, adjusted)",
-                        backend.p_worse_adjusted, settings.alpha
-                    ),
-                    GateFailure::MoreErrors => {
-                        let errors = backend.errors_test.as_ref();
-                        format!(
-                            "FAIL: errs more often ({:.1}% of trials against {:.1}%)",
-                            errors.map_or(0.0, |e| e.mean_b * 100.0),
-                            errors.map_or(0.0, |e| e.mean_a * 100.0)
-                        )
-                    }
-                    GateFailure::NotShownNonInferior => format!(
-                        "FAIL: not shown within {:.1} pp of BASE (--margin)",
-                        settings.margin.unwrap_or(0.0) * 100.0
-                    ),
-                    GateFailure::BelowMinimum => format!(
-                        "FAIL: below --min-selection {:.1}%",
-                        settings.min_selection.unwrap_or(0.0) * 100.0
-                    ),
-                })
-                .collect();
-            reasons.join("; ")
-        };
+        let gate = gate(backend, &settings);
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {:.1}% | {:.1}% | {difference} | {test} | {:.4}; {:.4} | {gate} |",
@@ -180,18 +160,56 @@ pub fn run_compare(
             comparison.unpaired_backends.join(", ")
         )?;
     }
-    without_evidence.extend(comparison.without_evidence(settings.allow_missing));
-    if !without_evidence.is_empty() {
-        for reason in &without_evidence {
-            writeln!(out, "cannot compare: {reason}")?;
-        }
-        return Ok(ExitStatus::InvalidInput);
+    for reason in &without_evidence {
+        writeln!(out, "cannot compare: {reason}")?;
     }
-    Ok(if comparison.passed() {
-        ExitStatus::Success
+    Ok(status)
+}
+
+/// The gate's word on one backend: pass, no evidence, or each failure with its figures.
+fn gate(backend: &BackendComparison, settings: &GateSettings) -> String {
+    if backend.pairs == 0 {
+        "no evidence".to_string()
+    } else if backend.failures.is_empty() && backend.missing_in_new > 0 {
+        format!(
+            "pass on {} tasks; {} trials missing",
+            backend.tasks, backend.missing_in_new
+        )
+    } else if backend.failures.is_empty() {
+        "pass".to_string()
     } else {
-        ExitStatus::Findings
-    })
+        let reasons: Vec<String> = backend
+            .failures
+            .iter()
+            .map(|f| match f {
+                GateFailure::SignificantlyWorse => format!(
+                    "FAIL: worse (p = {:.4} < {} one-sided, adjusted)",
+                    backend.p_worse_adjusted, settings.alpha
+                ),
+                GateFailure::GradedWorse => format!(
+                    "FAIL: worse on the graded measure (sign-flip p = {:.4} < {} one-sided, adjusted)",
+                    backend.p_worse_adjusted, settings.alpha
+                ),
+                GateFailure::MoreErrors => {
+                    let errors = backend.errors_test.as_ref();
+                    format!(
+                        "FAIL: errs more often ({:.1}% of trials against {:.1}%)",
+                        errors.map_or(0.0, |e| e.mean_b * 100.0),
+                        errors.map_or(0.0, |e| e.mean_a * 100.0)
+                    )
+                }
+                GateFailure::NotShownNonInferior => format!(
+                    "FAIL: not shown within {:.1} pp of BASE (--margin)",
+                    settings.margin.unwrap_or(0.0) * 100.0
+                ),
+                GateFailure::BelowMinimum => format!(
+                    "FAIL: below --min-selection {:.1}%",
+                    settings.min_selection.unwrap_or(0.0) * 100.0
+                ),
+            })
+            .collect();
+        reasons.join("; ")
+    }
 }
 
 /// A folder's lines that are not its plan's trials, each a reason the runs cannot be compared as

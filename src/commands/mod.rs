@@ -2,6 +2,7 @@
 //! the writer it is given (stdout in the binary, a buffer in tests). Exit codes are decided here.
 
 mod compare;
+mod compare_json;
 mod draft;
 mod explain;
 mod import;
@@ -137,6 +138,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             allow_missing,
             margin,
             adjust,
+            format,
         } => run_compare(
             &base,
             &new,
@@ -147,6 +149,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                 min_selection,
                 allow_missing,
             },
+            format.format,
             out,
         ),
         Command::Power {

@@ -3,9 +3,9 @@
 
 use super::ExitStatus;
 use super::resolve::run_settings;
-use crate::cli::RunOptions;
+use crate::cli::{OutputFormat, RunOptions};
 use crate::report::{rebuild, rebuild_run};
-use crate::runner::{RunTarget, ShardRequest, StartError, StartedRun, run};
+use crate::runner::{FolderRun, RunTarget, ShardRequest, StartError, StartedRun, run};
 use std::io::Write;
 use std::time::Instant;
 
@@ -43,6 +43,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         .build()?;
     // What the run says before its first trial goes to `out` as it starts; an error writing it is
     // kept for after.
+    let json = options.format.format == OutputFormat::Json;
     let mut said: std::io::Result<()> = Ok(());
     let result = runtime.block_on(run(
         target,
@@ -51,7 +52,12 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         !options.progress.no_progress,
         &mut |run| {
             if said.is_ok() {
-                said = announce(run, out);
+                // With --format json stdout holds the one JSON object and nothing else.
+                said = if json {
+                    announce(run, &mut std::io::stderr())
+                } else {
+                    announce(run, out)
+                };
             }
         },
     ));
@@ -61,6 +67,11 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     let run = match result {
         Ok(run) => run,
         Err(StartError::Plan(problems)) => {
+            if json {
+                let refused = serde_json::json!({ "ran": false, "problems": problems });
+                writeln!(out, "{refused}")?;
+                return Ok(ExitStatus::InvalidInput);
+            }
             for problem in &problems {
                 writeln!(out, "{problem}")?;
             }
@@ -68,6 +79,11 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
             return Ok(ExitStatus::InvalidInput);
         }
         Err(StartError::Refused(why)) => {
+            if json {
+                let refused = serde_json::json!({ "ran": false, "problems": [why] });
+                writeln!(out, "{refused}")?;
+                return Ok(ExitStatus::InvalidInput);
+            }
             writeln!(out, "mcpick run: {why}")?;
             return Ok(ExitStatus::InvalidInput);
         }
@@ -75,8 +91,22 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     };
     // The summary comes from trials.jsonl alone, exactly as `mcpick report` rebuilds it.
     let rebuilt = rebuild_run(&run.folder)?;
-    writeln!(out, "\n{}", rebuilt.text)?;
     let missing = run.pending - run.ran;
+    let status = if run.interrupted {
+        ExitStatus::Interrupted
+    } else if missing > 0 {
+        ExitStatus::Incomplete
+    } else if !rebuilt.cannot_say.is_empty() {
+        // As `compare` does: a comparison with nothing to compare is no evidence, not a pass.
+        ExitStatus::InvalidInput
+    } else {
+        ExitStatus::Success
+    };
+    if json {
+        writeln!(out, "{}", run_json(&run, &rebuilt.cannot_say, missing)?)?;
+        return Ok(status);
+    }
+    writeln!(out, "\n{}", rebuilt.text)?;
     writeln!(
         out,
         "{} trials run in {:.1} s (${:.4}); {} of {} planned trials done; results in {}",
@@ -114,16 +144,31 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     for reason in &rebuilt.cannot_say {
         writeln!(out, "cannot say: {reason}")?;
     }
-    Ok(if run.interrupted {
-        ExitStatus::Interrupted
-    } else if missing > 0 {
-        ExitStatus::Incomplete
-    } else if !rebuilt.cannot_say.is_empty() {
-        // As `compare` does: a comparison with nothing to compare is no evidence, not a pass.
-        ExitStatus::InvalidInput
-    } else {
-        ExitStatus::Success
-    })
+    Ok(status)
+}
+
+/// `--format json`: how the run ended, and its summary.json as written.
+fn run_json(
+    run: &FolderRun,
+    cannot_say: &[String],
+    missing: usize,
+) -> std::io::Result<serde_json::Value> {
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.folder.join("summary.json"))?)
+            .map_err(std::io::Error::other)?;
+    Ok(serde_json::json!({
+        "ran": true,
+        "folder": run.folder,
+        "trials_run": run.ran,
+        "planned": run.planned,
+        "done": run.planned - missing,
+        "interrupted": run.interrupted,
+        "budget_reached": run.budget_reached,
+        "cost_usd": run.cost_usd,
+        "halted": run.halted.iter().map(|(backend, reason)| serde_json::json!({"backend": backend, "reason": reason})).collect::<Vec<_>>(),
+        "cannot_say": cannot_say,
+        "summary": summary,
+    }))
 }
 
 /// What a started run tells its user before the first trial: the plan's notices and the shard on

@@ -20,6 +20,7 @@ mod plan;
 mod prefix_order;
 mod price;
 mod reply_bound;
+mod run_progress;
 mod run_set;
 mod schedule;
 mod start;

@@ -1,18 +1,18 @@
 //! Executing a plan: each backend lane runs its trials with its own concurrency, every finished
 //! trial goes through one channel to the single writer (this loop), which appends it to
-//! `trials.jsonl` and advances the progress bar. Ctrl-C stops new trials and abandons the ones in
+//! `trials.jsonl` and advances the progress display (`run_progress`). Ctrl-C stops new trials and abandons the ones in
 //! flight (they are not recorded, so `--resume` runs them); a spent budget stops new trials; a
 //! backend whose key is rejected stops that backend only. Nothing finished is ever lost. Batch
 //! lanes are tied to the folder's batch journal before the first trial starts.
 
 use super::batch::BatchJournal;
 use super::plan::{PlannedTrial, RunPlan};
+use super::run_progress::RunProgress;
 use super::trial::{Halt, ToolListing, TrialSetting, record_internal_failure, run_trial};
 use super::trial_serving::serve_trial;
 use crate::interrupt::Interrupt;
 use crate::record::{RunFolder, StoredTrial};
 use futures_util::FutureExt;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -46,15 +46,7 @@ pub async fn execute(
     show_progress: bool,
     mut interrupt: Interrupt,
 ) -> std::io::Result<Execution> {
-    let progress = if show_progress {
-        ProgressBar::with_draw_target(Some(pending.len() as u64), ProgressDrawTarget::stderr())
-    } else {
-        ProgressBar::hidden()
-    };
-    progress.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} trials · ETA {eta} · {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let mut progress = RunProgress::new(pending.len(), show_progress);
     // Batch lanes take over the batches an earlier, killed, run of this folder submitted.
     let queues: Vec<_> = plan.lanes.iter().filter_map(|l| l.batch.as_ref()).collect();
     if !queues.is_empty() {
@@ -96,12 +88,11 @@ pub async fn execute(
                 None => break,
                 Some(Event::Finished(trial, stored)) => {
                     record(&plan, folder, &mut execution, &mut running, trial, *stored)?;
-                    progress.set_message(running_accuracy(&running));
-                    progress.inc(1);
+                    progress.advance(&running_accuracy(&running));
                 }
                 Some(Event::Halted(lane, Halt(error))) => {
                     let id = plan.lanes[lane].id.clone();
-                    progress.println(format!("mcpick run: stopping backend {id}: {error}"));
+                    progress.println(&format!("mcpick run: stopping backend {id}: {error}"));
                     execution.halted.push((id, error.to_string()));
                 }
             },
@@ -124,7 +115,7 @@ pub async fn execute(
         }
     }
     while drivers.join_next().await.is_some() {}
-    progress.finish_and_clear();
+    progress.finish(&running_accuracy(&running));
     execution.budget_reached =
         budget_micro.is_some_and(|b| spent.load(Ordering::Relaxed) >= b) && !execution.interrupted;
     Ok(execution)

@@ -26,6 +26,7 @@ mod importers;
 mod improve;
 mod llama_server;
 mod load_errors;
+mod machine_output;
 mod mcp_modern;
 mod mcp_wire;
 mod model_fetch;
