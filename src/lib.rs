@@ -22,7 +22,7 @@
 //! | [`report`] | `rebuild`: a run folder's records read once; the report described once as a `document` of sections (`sections`, `tables`) and rendered by exporters behind one trait (CSV, Parquet, `report.html` with inline SVG charts under `html/`, `summary.md`, `summary.json`); lint findings from the files the manifest recorded |
 //! | [`analysis`] | a run's records as a polars DataFrame; the summary cells; A/B pairs, size curves, position bias and confusion as queries, every statistic with the task as its unit; the statistics, one file per method (McNemar, Newcombe and the per-task picks, bootstrap, sign-flip, exact power, multiplicity, logistic fit, repeats); two runs compared for a regression gate |
 //! | [`runner`] | starting a run (`start`: new or resumed, shard, folder, manifest), the run plan (`plan/`: lanes, suites, exposures, the plan's manifest, the stored trial each planned trial will be), backend lanes (cache, rate limits, timeouts, retries, prices, provider batch queues), the trial loop over the in-memory MCP transport, and the scheduler (concurrency, budget, Ctrl-C) that appends each finished trial to the record |
-//! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated; a live MCP server's tools snapshotted into a toolset (`live_server`) |
+//! | [`import`] | translating public data sets (BFCL single-turn files under `bfcl/`: records, functions, answers, source text; MetaTool's queries) into a toolset, a suite and an account of what could not be translated; a live MCP server's tools snapshotted into a toolset (`live_server`), started from the command line people write (`server_command`: `NAME=value` words, `--env`, `--cwd`) |
 //! | [`live_toolset`] | a toolset served live: the tools to serve (with the conformance fixtures if asked) and the watcher that reloads them when their files change |
 //! | [`record`] | the run folder's vocabulary: `StoredTrial` (made by the plan, filled by the runner, read by all) and its key, the typed `Manifest`, the folder's files, UTC stamps, what `--resume` skips, which shard owns a trial, the merge of shards' folders; everything read back checked as outside input (the manifest against itself, each line of trials against the plan's keys, lines that fail set aside into `set-aside.jsonl`) |
 //! | [`settings`] | `RunSettings`: what a run is asked to do, resolved once from the command line or read back from a manifest; `Price` |
@@ -31,6 +31,7 @@
 //! | [`score`] | pure scoring: the outcome taxonomy, argument matching, BFCL's own checker (`bfcl/`), tallies with Wilson intervals |
 //! | [`load`] | reading files (`toolset/`, `suite/`, `variant`, `workspace/`), cross-checking them, diagnostics with file, line and column; the toolset a command names (`ToolsetTarget`) |
 //! | [`lint`] | description lints from the design principles and anti-patterns of the source chapter |
+//! | [`simulated_answer`] | the answer a tool without one is given, from its `outputSchema` or echoing its arguments: for `import`'s snapshots and a loaded plain `tools/list` result |
 //! | [`gold_arguments`] | arguments that satisfy an expected call, searched within a budget of work, size and time ("cannot tell" is never "impossible"): what the oracle sends and what importers check answers with |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`ranking`] | ranking tools for a request, in one place: the tokeniser, BM25 over the one tool document, TF-IDF similarity of descriptions, the request's text, `ToolRanker` and top K |
@@ -80,6 +81,7 @@ pub mod review;
 pub mod runner;
 pub mod score;
 pub mod settings;
+pub mod simulated_answer;
 pub mod spec;
 pub mod tool_exposure;
 pub mod untrusted_text;

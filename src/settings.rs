@@ -105,6 +105,10 @@ pub struct RunSettings {
     /// Provider batch mode for the hosted backends (`--batch`); `None`: each turn is one request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchMode>,
+    /// Put each toolset's `instructions` (what its server asks hosts to tell the model) into the
+    /// system prompt, as Claude Desktop and other hosts do (`--server-instructions`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub server_instructions: bool,
 }
 
 /// The settings of a run nothing was said about: the defaults `mcpick run` shows in its help, and
@@ -140,6 +144,7 @@ impl Default for RunSettings {
             no_cache: false,
             cache: None,
             batch: None,
+            server_instructions: false,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! so with `mut_arg` on its own options; the definition stays here. `commands::resolve` turns these
 //! groups into the settings the library takes.
 
-use super::values::{parse_dollars, parse_wait};
+use super::values::{parse_dollars, parse_env_assignment, parse_wait};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -128,6 +128,16 @@ pub struct LiveServerFlags {
     /// Connect to this Streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp.
     #[arg(long)]
     pub url: Option<String>,
+    /// Set a variable for the --stdio server (repeatable), e.g. --env API_KEY=$API_KEY; its value
+    /// reaches the server only, never a file. `NAME=value` words before the command work too.
+    #[arg(long = "env", value_name = "NAME=VALUE", conflicts_with = "url", value_parser = parse_env_assignment)]
+    pub env: Vec<(String, String)>,
+    /// The folder the --stdio server starts in [default: this one].
+    #[arg(long, value_name = "DIR", conflicts_with = "url")]
+    pub cwd: Option<std::path::PathBuf>,
+    /// How long each request to the server may wait for its reply.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = parse_wait)]
+    pub timeout: f64,
     /// Which revision of MCP to speak: probe the stateless 2026-07-28 with server/discover and fall
     /// back to the initialize handshake (auto), 2026-07-28 only (stateless), or the handshake only
     /// (sessions). `modern` and `legacy` are accepted for the last two.

@@ -94,6 +94,10 @@ pub struct RunOptions {
     /// mode scores every action and keeps their probabilities [always on for `ab`].
     #[arg(long)]
     pub graded: bool,
+    /// Put each toolset's server instructions (kept by `import` from the server's `instructions`)
+    /// into the system prompt, as hosts such as Claude Desktop do.
+    #[arg(long)]
+    pub server_instructions: bool,
     /// Trials in flight at once, per backend.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub concurrency: u32,

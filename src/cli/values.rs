@@ -16,6 +16,16 @@ pub(super) fn parse_wait(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--env NAME=VALUE`: a variable for a server started on stdio.
+pub(super) fn parse_env_assignment(text: &str) -> Result<(String, String), String> {
+    crate::import::server_command::assignment(text).ok_or_else(|| {
+        format!(
+            "{:?} is not NAME=VALUE (a name of letters, digits and _, not starting with a digit)",
+            text.split('=').next().unwrap_or(text)
+        )
+    })
+}
+
 /// A wait in seconds that may be 0: a finite number from 0 to a week.
 pub(super) fn parse_wait_or_none(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {

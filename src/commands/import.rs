@@ -4,7 +4,7 @@
 use super::ExitStatus;
 use super::resolve::{live_server, negotiation, required_out};
 use crate::cli::ImportOptions;
-use crate::import::live_server::save_server_tools;
+use crate::import::live_server::{ToolsetFormat, save_server_tools};
 use crate::load::Workspace;
 use std::io::Write;
 
@@ -23,6 +23,10 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
             return Ok(ExitStatus::InvalidInput);
         }
     };
+    if let Err(message) = ToolsetFormat::of(&output) {
+        writeln!(out, "mcpick import: {message}")?;
+        return Ok(ExitStatus::InvalidInput);
+    }
     let name = options.name.name.clone().unwrap_or_else(|| {
         output
             .file_stem()
@@ -35,6 +39,7 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
     let saved = runtime.block_on(save_server_tools(
         &source,
         negotiation(options.server.era),
+        std::time::Duration::from_secs_f64(options.server.timeout),
         &|_| (output.clone(), name.clone()),
     ))?;
     let saved = match saved {

@@ -9,6 +9,7 @@ use crate::cli::{
     ModelFlags, OutFlag, ProfilesFlag, RunOptions,
 };
 use crate::import::live_server::ServerSource;
+use crate::import::server_command::StdioServer;
 use crate::mcp::client::Negotiation;
 use crate::settings::{BatchMode, Distractors, RunSettings};
 use std::path::PathBuf;
@@ -92,6 +93,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
             size: options.batch_size,
             poll: options.batch_poll,
         }),
+        server_instructions: options.server_instructions,
         ..defaults
     }
 }
@@ -108,7 +110,11 @@ pub fn negotiation(era: EraChoice) -> Negotiation {
 /// The live server `--stdio` or `--url` names, if one does (clap lets at most one through).
 pub fn live_server(flags: &LiveServerFlags) -> Option<ServerSource> {
     match (&flags.stdio, &flags.url) {
-        (Some(command), None) => Some(ServerSource::Stdio(command.clone())),
+        (Some(command), None) => Some(ServerSource::Stdio(StdioServer {
+            line: command.clone(),
+            env: flags.env.clone(),
+            cwd: flags.cwd.clone(),
+        })),
         (None, Some(url)) => Some(ServerSource::Url(url.clone())),
         _ => None,
     }

@@ -34,7 +34,11 @@ pub fn run_serve(options: ServeOptions, out: &mut dyn Write) -> std::io::Result<
     };
     let config = ServerConfig {
         page_size: options.page_size,
-        instructions: toolset.description.clone(),
+        // The server's own instructions when the file keeps them; else what the toolset is.
+        instructions: toolset
+            .instructions
+            .clone()
+            .or_else(|| toolset.description.clone()),
         ..ServerConfig::default()
     };
     let server = McpServer::new(config, served);

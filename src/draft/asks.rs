@@ -377,6 +377,7 @@ mod tests {
         Toolset {
             name: "t".into(),
             description: None,
+            instructions: None,
             source: "t.toml".into(),
             variant: None,
             tools: vec![

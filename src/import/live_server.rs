@@ -8,27 +8,29 @@
 //! built from its `outputSchema` (strings filled with placeholders naming the field and the tool),
 //! or a short text naming the tool and echoing the arguments — and the file says so.
 
-use crate::gold_arguments::example_instance;
-use crate::mcp::client::{McpClient, Negotiation};
-use crate::registry::compile_schema;
-use crate::spec::{ToolsetDocument, json_text};
+use super::server_command::StdioServer;
+use crate::mcp::client::{McpClient, Negotiation, StderrLog};
+use crate::simulated_answer::with_simulated_answer;
+use crate::spec::{ToolsetDocument, json_text, toml_text};
 use serde_json::{Value, json};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Where the server is.
 #[derive(Debug, Clone)]
 pub enum ServerSource {
     /// A command line that starts it on stdio.
-    Stdio(String),
+    Stdio(StdioServer),
     Url(String),
 }
 
 impl ServerSource {
-    /// How the toolset file names where it came from.
-    pub fn label(&self) -> &str {
+    /// How the toolset file and messages name where it came from: the command's words without
+    /// the values of the variables set for it.
+    pub fn label(&self) -> String {
         match self {
-            ServerSource::Stdio(command) => command,
-            ServerSource::Url(url) => url,
+            ServerSource::Stdio(server) => server.recorded().0.join(" "),
+            ServerSource::Url(url) => url.clone(),
         }
     }
 }
@@ -41,37 +43,89 @@ pub struct ServerSnapshot {
     pub server_version: Option<String>,
     pub protocol_version: String,
     pub tools: Vec<Value>,
+    /// What the server tells hosts to put in the model's prompt (`instructions`), if anything.
+    pub instructions: Option<String>,
     /// What a server started on stdio wrote on standard error while it was asked.
     pub stderr: String,
 }
 
-/// Connects to the server in the revision `negotiation` settles on and lists its tools.
+/// Why a snapshot failed, and what a server started on stdio said on standard error meanwhile.
+#[derive(Debug, Clone)]
+pub struct SnapshotFailure {
+    pub message: String,
+    pub stderr: String,
+}
+
+/// Connects to the server in the revision `negotiation` settles on and lists its tools, each
+/// request waiting up to `timeout`.
 pub async fn snapshot_server(
     source: &ServerSource,
     negotiation: Negotiation,
-) -> Result<ServerSnapshot, String> {
+    timeout: Duration,
+) -> Result<ServerSnapshot, SnapshotFailure> {
+    let stderr = StderrLog::default();
+    let failed = |message: String| SnapshotFailure {
+        message,
+        stderr: String::new(),
+    };
     let client = match source {
-        ServerSource::Stdio(command) => {
-            let words = split_command(command).map_err(|e| format!("--stdio: {e}"))?;
-            let Some((program, args)) = words.split_first() else {
-                return Err("--stdio needs a command".to_string());
-            };
-            McpClient::spawn_stdio_with(program, args, negotiation).await
+        ServerSource::Stdio(server) => {
+            let launch = server
+                .launch(timeout)
+                .map_err(|e| failed(format!("--stdio: {e}")))?;
+            McpClient::spawn(&launch, negotiation, stderr.clone()).await
         }
-        ServerSource::Url(url) => McpClient::connect_http_with(url, negotiation).await,
-    }
-    .map_err(|e| format!("cannot connect: {e}"))?;
-    let tools = client
-        .list_tools()
-        .await
-        .map_err(|e| format!("tools/list failed: {e}"))?;
+        ServerSource::Url(url) => McpClient::connect_http_within(url, negotiation, timeout).await,
+    };
+    let client = match client {
+        Ok(client) => client,
+        Err(e) => {
+            // A server that died says why as it goes: let its last words arrive.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            return Err(SnapshotFailure {
+                message: format!("cannot connect: {e}"),
+                stderr: stderr.text(),
+            });
+        }
+    };
+    let tools = match client.list_tools().await {
+        Ok(tools) => tools,
+        Err(e) => {
+            return Err(SnapshotFailure {
+                message: format!("tools/list failed: {e}"),
+                stderr: client.server_stderr(),
+            });
+        }
+    };
     Ok(ServerSnapshot {
         server_name: client.server_name().unwrap_or("an MCP server").to_string(),
         server_version: client.server_version().map(str::to_string),
         protocol_version: client.protocol_version.clone(),
         tools,
+        instructions: client.server_instructions().map(str::to_string),
         stderr: client.server_stderr(),
     })
+}
+
+/// The format a toolset file is written in, from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolsetFormat {
+    Json,
+    Toml,
+}
+
+impl ToolsetFormat {
+    /// `.json` or `.toml`; any other name is refused by name, before a server is started.
+    pub fn of(file: &std::path::Path) -> Result<ToolsetFormat, String> {
+        match file.extension().and_then(|e| e.to_str()) {
+            Some("json") => Ok(ToolsetFormat::Json),
+            Some("toml") => Ok(ToolsetFormat::Toml),
+            _ => Err(format!(
+                "{}: a toolset file is named .json (the server's tools as it sent them) or .toml",
+                file.display()
+            )),
+        }
+    }
 }
 
 /// What `save_server_tools` wrote.
@@ -95,11 +149,16 @@ pub struct SavedTools {
 pub async fn save_server_tools(
     source: &ServerSource,
     negotiation: Negotiation,
+    timeout: Duration,
     place: &dyn Fn(&str) -> (PathBuf, String),
 ) -> std::io::Result<Result<SavedTools, String>> {
-    let snapshot = match snapshot_server(source, negotiation).await {
+    let snapshot = match snapshot_server(source, negotiation, timeout).await {
         Ok(snapshot) => snapshot,
-        Err(message) => return Ok(Err(message)),
+        Err(failure) => {
+            // The server never said its name: the log goes where the toolset would have.
+            let (file, _) = place("server");
+            return Ok(Err(failure_message(&failure, &file)?));
+        }
     };
     let (file, name) = place(&snapshot.server_name);
     let (file, name) = (file.as_path(), name.as_str());
@@ -113,7 +172,18 @@ pub async fn save_server_tools(
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
-    let text = json_text(&document).map_err(std::io::Error::other)?;
+    let text = match ToolsetFormat::of(file) {
+        Ok(ToolsetFormat::Json) => json_text(&document),
+        Ok(ToolsetFormat::Toml) => document
+            .to_toml_file()
+            .and_then(|toml| toml_text(&toml))
+            .map_err(|e| format!("{e}; name the file .json, which holds any tool a server sends")),
+        Err(e) => Err(e),
+    };
+    let text = match text {
+        Ok(text) => text,
+        Err(message) => return Ok(Err(message)),
+    };
     crate::file_replace::replace(file, text.as_bytes())?;
     let stderr_log = if server_stderr.is_empty() {
         None
@@ -131,6 +201,38 @@ pub async fn save_server_tools(
         stderr_log,
     }))
 }
+
+/// A failure, with the last lines the server wrote on standard error and where all of it is
+/// kept (`FILE.import.log`), so "no reply" points at the server's own words.
+fn failure_message(failure: &SnapshotFailure, file: &std::path::Path) -> std::io::Result<String> {
+    if failure.stderr.trim().is_empty() {
+        return Ok(format!(
+            "{} (the server wrote nothing on standard error; is it an MCP server speaking on stdio?)",
+            failure.message
+        ));
+    }
+    if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let log = file.with_extension("import.log");
+    crate::file_replace::replace(&log, failure.stderr.as_bytes())?;
+    let lines: Vec<&str> = failure.stderr.lines().collect();
+    let last = &lines[lines.len().saturating_sub(LAST_STDERR_LINES)..];
+    Ok(format!(
+        "{}\n  the server's standard error, last {} of {} lines (all of it in {}):\n{}",
+        failure.message,
+        last.len(),
+        lines.len(),
+        log.display(),
+        last.iter()
+            .map(|line| format!("    | {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    ))
+}
+
+/// How many of a failed server's last standard-error lines a message shows.
+const LAST_STDERR_LINES: usize = 10;
 
 /// A server's name as a file and toolset name: letters, digits, `-` and `_` (`server` when
 /// nothing is left).
@@ -174,8 +276,13 @@ fn toolset_document(
         "simulated": "every tool answers with a placeholder mcpick made (from its outputSchema, or naming the tool and echoing the arguments), not with what the server would say: edit each tool's `behavior` to look real",
     });
     match source {
-        ServerSource::Stdio(command) => {
-            imported["command"] = json!(split_command(command).unwrap_or_default());
+        ServerSource::Stdio(server) => {
+            let (words, env_names) = server.recorded();
+            imported["command"] = json!(words);
+            if !env_names.is_empty() {
+                // Names only: a value may be a secret, and it reached the server, not the file.
+                imported["env"] = json!(env_names);
+            }
         }
         ServerSource::Url(url) => imported["url"] = json!(url),
     }
@@ -192,161 +299,6 @@ fn toolset_document(
         tools,
     );
     document.imported = Some(imported);
+    document.instructions = snapshot.instructions;
     (document, notes)
-}
-
-/// Adds a simulated answer to a tool: structured content from its `outputSchema` (strings filled
-/// with placeholders), else a text naming the tool and echoing its arguments.
-fn with_simulated_answer(mut tool: Value, notes: &mut Vec<String>) -> Value {
-    let name = tool["name"].as_str().unwrap_or("").to_string();
-    let behavior = match tool.get("outputSchema").cloned() {
-        Some(schema) => {
-            let validator = compile_schema(&schema).ok();
-            let valid = |instance: &Value| validator.as_ref().is_some_and(|v| v.is_valid(instance));
-            let plain = example_instance(&schema, &schema);
-            let mut instance = plain.clone();
-            fill_in(&mut instance, &schema, &schema, &name, "");
-            if !valid(&instance) {
-                // The placeholders broke a constraint (a pattern, a length): the schema's own
-                // minimal instance, empty strings filled where that still validates.
-                instance = plain;
-                let before = instance.clone();
-                fill_in(&mut instance, &Value::Null, &schema, &name, "");
-                if !valid(&instance) {
-                    instance = before;
-                }
-            }
-            if valid(&instance) && instance.is_object() {
-                notes.push(format!(
-                    "{name}: simulated structured output built from its outputSchema; edit it to look real"
-                ));
-                json!({ "structured": instance })
-            } else {
-                notes.push(format!("{name}: no structured output could be built from its outputSchema; it answers with an error until you add one"));
-                json!({ "error": format!("mcpick has no simulated output for {name}: add `behavior.structured` matching its outputSchema to this toolset file") })
-            }
-        }
-        None => {
-            let parameters: Vec<String> = tool["inputSchema"]["properties"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(parameter, _)| format!("{parameter}={{{parameter}}}"))
-                .collect();
-            json!({ "text": format!("(simulated by mcpick) {name} called with {}", parameters.join(", ")) })
-        }
-    };
-    if let Value::Object(object) = &mut tool {
-        object.insert("behavior".into(), behavior);
-    }
-    tool
-}
-
-/// Fills a built instance so it says something: each empty string becomes a placeholder naming
-/// its field and the tool, and each empty array (whose schema gives its items) one item.
-fn fill_in(value: &mut Value, schema: &Value, root: &Value, tool: &str, field: &str) {
-    let schema = resolved(schema, root);
-    match value {
-        Value::String(text) if text.is_empty() => {
-            let field = if field.is_empty() { "value" } else { field };
-            *text = format!("(simulated {field} of {tool})");
-        }
-        Value::Object(object) => {
-            for (key, nested) in object.iter_mut() {
-                let property = &schema["properties"][key.as_str()];
-                fill_in(nested, property, root, tool, key);
-            }
-        }
-        Value::Array(items) => {
-            let item_schema = resolved(&schema["items"], root);
-            if items.is_empty() && item_schema.is_object() {
-                items.push(example_instance(item_schema, root));
-            }
-            for item in items.iter_mut() {
-                fill_in(item, item_schema, root, tool, field);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// A schema with a local `$ref` followed, and of `anyOf` / `oneOf` the first branch.
-fn resolved<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
-    let schema = schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix("#/"))
-        .and_then(|target| target.split('/').try_fold(root, |node, key| node.get(key)))
-        .unwrap_or(schema);
-    ["anyOf", "oneOf"]
-        .iter()
-        .find_map(|key| schema.get(*key)?.as_array()?.first())
-        .map_or(schema, |branch| resolved(branch, root))
-}
-
-/// Splits a command line into words: whitespace separates, single and double quotes group, a
-/// backslash escapes the next character (outside single quotes).
-pub fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err("unclosed single quote".into()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => word.push(chars.next().ok_or("trailing backslash")?),
-                        Some(c) => word.push(c),
-                        None => return Err("unclosed double quote".into()),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                word.push(chars.next().ok_or("trailing backslash")?);
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_lines_split_like_a_shell() {
-        assert_eq!(
-            split_command(r#"node "my server.mjs" --flag 'a b' c\ d"#).unwrap(),
-            ["node", "my server.mjs", "--flag", "a b", "c d"]
-        );
-        assert!(split_command("node 'unclosed").is_err());
-        assert!(split_command("   ").unwrap().is_empty());
-    }
 }

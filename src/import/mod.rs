@@ -13,6 +13,7 @@
 pub mod bfcl;
 pub mod live_server;
 pub mod metatool;
+pub mod server_command;
 
 use crate::document::markdown::markdown_document;
 use crate::document::{Document, Part, Section, Table};

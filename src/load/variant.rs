@@ -182,6 +182,7 @@ pub fn apply_variant(
     let toolset = Toolset {
         name: base.name.clone(),
         description: base.description.clone(),
+        instructions: base.instructions.clone(),
         source: base.source.clone(),
         variant: Some(file.variant.value.clone()),
         tools,

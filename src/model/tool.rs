@@ -14,6 +14,8 @@ use std::path::PathBuf;
 pub struct Toolset {
     pub name: String,
     pub description: Option<String>,
+    /// What the server asks hosts to tell the model (MCP's `instructions`), if the file says.
+    pub instructions: Option<String>,
     pub source: PathBuf,
     /// The variant overlaid on the base toolset, if any.
     pub variant: Option<String>,

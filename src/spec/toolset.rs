@@ -16,6 +16,12 @@ pub struct ToolsetFile {
     pub name: Option<Located<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// What the server asks hosts to tell the model (MCP's `instructions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Where `mcpick import` took the tools from (as in a JSON toolset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<Value>,
     #[serde(rename = "tool", default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Located<ToolSpec>>,
 }
@@ -29,6 +35,9 @@ pub struct ToolsetDocument {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// What the server asks hosts to tell the model (MCP's `instructions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
     /// Where `mcpick import` took the tools from and the MCP revision it spoke.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<Value>,
@@ -36,12 +45,35 @@ pub struct ToolsetDocument {
 }
 
 impl ToolsetDocument {
+    /// The same toolset as a TOML file, for an output named `.toml`; a tool that is not a tool,
+    /// or a value TOML cannot hold (a `null` in a schema), is an error naming it.
+    pub fn to_toml_file(&self) -> Result<ToolsetFile, String> {
+        let tools = self
+            .tools
+            .iter()
+            .map(|tool| {
+                serde_json::from_value::<ToolSpec>(tool.clone())
+                    .map(Located::new)
+                    .map_err(|e| format!("tool {}: {e}", tool["name"]))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ToolsetFile {
+            format: Located::new(self.format),
+            name: Some(Located::new(self.name.clone())),
+            description: self.description.clone(),
+            instructions: self.instructions.clone(),
+            imported: self.imported.clone(),
+            tools,
+        })
+    }
+
     /// A JSON toolset of `tools`, in the format this build reads.
     pub fn new(name: &str, description: Option<String>, tools: Vec<Value>) -> ToolsetDocument {
         ToolsetDocument {
             format: super::FORMAT_VERSION,
             name: name.to_string(),
             description,
+            instructions: None,
             imported: None,
             tools,
         }

@@ -22,6 +22,7 @@ mod hostile_folders;
 mod hostile_providers;
 mod hostile_suites;
 mod house;
+mod import_traps;
 mod importers;
 mod improve;
 mod llama_server;

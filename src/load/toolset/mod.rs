@@ -65,6 +65,7 @@ pub fn load_toml_toolset(source: &SourceText) -> Loaded<Toolset> {
     let toolset = Toolset {
         name,
         description: file.description,
+        instructions: file.instructions,
         source: source.path.clone(),
         variant: None,
         tools,
@@ -97,10 +98,11 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         }
     };
     let mut diagnostics = Vec::new();
-    const KNOWN_KEYS: [&str; 10] = [
+    const KNOWN_KEYS: [&str; 11] = [
         "format",
         "name",
         "description",
+        "instructions",
         // Where `mcpick import` took the tools from and the MCP version it spoke.
         "imported",
         "tools",
@@ -162,6 +164,9 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
             .or_insert(0);
         let span = find_json_name(&source.text, written_name, *nth)
             .or_else(|| find_json_key(&source.text, "tools", 0));
+        // A plain `tools/list` result has no `behavior`: a tool that must answer with structured
+        // content gets what `import` would have given it, and a note saying so.
+        let raw = &without_missing_behavior(raw, span.as_ref(), source, &mut diagnostics);
         match serde_json::from_value::<ToolSpec>(raw.clone()) {
             Ok(spec) => result_tools.extend(checker.tool(spec, span, &mut diagnostics)),
             Err(e) => {
@@ -176,14 +181,39 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
             }
         }
     }
+    let instructions = container
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let toolset = Toolset {
         name,
         description,
+        instructions,
         source: source.path.clone(),
         variant: None,
         tools: result_tools,
     };
     Loaded::finish(toolset, diagnostics)
+}
+
+/// `raw` with a simulated `behavior` when it declares an `outputSchema` and has none.
+fn without_missing_behavior(
+    raw: &Value,
+    span: Option<&Range<usize>>,
+    source: &SourceText,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Value {
+    if raw.get("outputSchema").is_none() || raw.get("behavior").is_some() {
+        return raw.clone();
+    }
+    let mut notes = Vec::new();
+    let tool = crate::simulated_answer::with_simulated_answer(raw.clone(), &mut notes);
+    for note in notes {
+        diagnostics.push(source.warning(span, format!("{note} (it had no `behavior`)")).help(
+            "a plain tools/list result is read as `mcpick import` would write it; add `behavior` to the tool to answer as the server does",
+        ));
+    }
+    tool
 }
 
 fn tools_array(document: &Value) -> Option<(&Map<String, Value>, &Vec<Value>)> {

@@ -9,13 +9,15 @@
 mod child_stderr;
 mod era;
 mod http_link;
+mod launch;
 mod wire;
 
+pub use child_stderr::StderrLog;
 pub use era::{Era, Negotiation, PROBE_TIMEOUT};
+pub use launch::StdioLaunch;
 
 use super::protocol::jsonrpc::{RequestId, encode_notification, encode_request};
 use super::protocol::revision::{LATEST_SESSION_REVISION, META_SERVER_INFO, STATELESS_REVISIONS};
-use child_stderr::StderrLog;
 use era::{
     ProbeVerdict, classify_discover, classify_probe_error, header_params_of, standard_headers,
     with_meta,
@@ -76,6 +78,8 @@ pub struct McpClient {
     _child: Option<tokio::process::Child>,
     /// What a child process wrote on standard error.
     stderr: StderrLog,
+    /// How long a request waits for its response (`REQUEST_TIMEOUT` unless the launch says).
+    request_timeout: Duration,
 }
 
 impl McpClient {
@@ -120,41 +124,8 @@ impl McpClient {
         args: &[String],
         negotiation: Negotiation,
     ) -> Result<McpClient, ClientError> {
-        let mut child = tokio::process::Command::new(command)
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            // The server's own messages are its, not the user's terminal's: kept for its caller.
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| ClientError::Spawn {
-                command: command.to_string(),
-                reason: e.to_string(),
-            })?;
-        let stderr = child.stderr.take();
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(ClientError::Spawn {
-                command: command.to_string(),
-                reason: "no pipes".into(),
-            });
-        };
-        let (outgoing_tx, outgoing_rx) = mpsc::unbounded_channel::<String>();
-        tokio::spawn(write_lines(stdin, outgoing_rx));
-        let client = McpClient::unconnected(Link::Lines(outgoing_tx), Some(child));
-        if let Some(stderr) = stderr {
-            client.stderr.keep(stderr);
-        }
-        tokio::spawn(read_lines(
-            stdout,
-            Arc::clone(&client.pending),
-            client.notify_tx.clone(),
-        ));
-        let client = client.negotiate(negotiation).await?;
-        if client.is_stateless() {
-            client.listen_for_changes();
-        }
-        Ok(client)
+        let launch = StdioLaunch::new(command, args);
+        McpClient::spawn(&launch, negotiation, StderrLog::default()).await
     }
 
     /// Connects to a Streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp`, probing the era.
@@ -167,6 +138,15 @@ impl McpClient {
         url: &str,
         negotiation: Negotiation,
     ) -> Result<McpClient, ClientError> {
+        McpClient::connect_http_within(url, negotiation, REQUEST_TIMEOUT).await
+    }
+
+    /// Connects to a Streamable HTTP endpoint, each request waiting up to `request_timeout`.
+    pub async fn connect_http_within(
+        url: &str,
+        negotiation: Negotiation,
+        request_timeout: Duration,
+    ) -> Result<McpClient, ClientError> {
         let http = reqwest::Client::builder()
             .tcp_nodelay(true)
             .build()
@@ -177,9 +157,9 @@ impl McpClient {
             session_id: Mutex::new(None),
             protocol_version: Mutex::new(None),
         };
-        let client = McpClient::unconnected(Link::Http(link), None)
-            .negotiate(negotiation)
-            .await?;
+        let mut client = McpClient::unconnected(Link::Http(link), None);
+        client.request_timeout = request_timeout;
+        let client = client.negotiate(negotiation).await?;
         if client.is_stateless() {
             client.listen_for_changes();
         } else if let Link::Http(link) = &client.link {
@@ -207,6 +187,7 @@ impl McpClient {
             header_params: Mutex::default(),
             _child: child,
             stderr: StderrLog::default(),
+            request_timeout: REQUEST_TIMEOUT,
         }
     }
 
@@ -219,9 +200,9 @@ impl McpClient {
             Negotiation::Auto => {
                 let on_stdio = matches!(self.link, Link::Lines(_));
                 let wait = if on_stdio {
-                    PROBE_TIMEOUT
+                    PROBE_TIMEOUT.min(self.request_timeout)
                 } else {
-                    REQUEST_TIMEOUT
+                    self.request_timeout
                 };
                 let answer = self
                     .send_request("server/discover", None, Some(stateless), wait)
@@ -262,6 +243,15 @@ impl McpClient {
     /// The version the server reports of itself, if it does.
     pub fn server_version(&self) -> Option<&str> {
         self.server_identity("version")
+    }
+
+    /// What the server asks hosts to tell the model (`instructions` of `initialize`'s result, or
+    /// of `server/discover`'s), if it says anything.
+    pub fn server_instructions(&self) -> Option<&str> {
+        self.server_info
+            .get("instructions")
+            .and_then(Value::as_str)
+            .filter(|text| !text.trim().is_empty())
     }
 
     fn server_identity(&self, field: &str) -> Option<&str> {
@@ -397,8 +387,13 @@ impl McpClient {
 
     /// Sends a request and waits for its response.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
-        self.send_request(method, params, self.stateless_version(), REQUEST_TIMEOUT)
-            .await
+        self.send_request(
+            method,
+            params,
+            self.stateless_version(),
+            self.request_timeout,
+        )
+        .await
     }
 
     /// Sends a request — with the stateless `_meta` and headers when `stateless` names a version — and

@@ -11,6 +11,7 @@
 mod exposures;
 mod lanes;
 mod manifest;
+mod server_instructions;
 mod suites;
 
 use super::lane::BackendLane;

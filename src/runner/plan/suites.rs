@@ -5,6 +5,7 @@
 
 use super::super::sweep_tools::distractor_pool;
 use super::super::trial::ToolListing;
+use super::server_instructions::{instructions_block, with_instructions};
 use super::{BASE_ARM, SuitePlan, TaskServing};
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
@@ -156,9 +157,22 @@ pub(super) fn plan_suites(
                     ));
                 }
             }
+            let instructions = match (&toolset.instructions, options.server_instructions) {
+                (Some(text), true) => Some(instructions_block(&suite.toolset, text)),
+                (None, true) => {
+                    notices.push(format!("--server-instructions: toolset {} has no instructions; its tasks run without", suite.toolset));
+                    None
+                }
+                _ => None,
+            };
             for (variant, mut tools, mut tasks) in arms {
                 list_last(&mut tools, &options.listed_last);
                 tasks.retain(tagged);
+                if let Some(block) = &instructions {
+                    tasks
+                        .iter_mut()
+                        .for_each(|task| with_instructions(&mut task.input, block));
+                }
                 if let Err(problem) = apply_scoring(options.scoring.as_deref(), &mut tasks) {
                     problems.push(format!("suite {}: {problem}", suite.name));
                 }
