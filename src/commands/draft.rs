@@ -156,7 +156,7 @@ fn resolve_toolset(
     let saved = match runtime.block_on(save_server_tools(
         &source,
         negotiation(options.server.era),
-        std::time::Duration::from_secs_f64(options.server.timeout),
+        std::time::Duration::from_secs_f64(options.server.server_timeout),
         &place,
     ))? {
         Ok(saved) => saved,

@@ -39,7 +39,7 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
     let saved = runtime.block_on(save_server_tools(
         &source,
         negotiation(options.server.era),
-        std::time::Duration::from_secs_f64(options.server.timeout),
+        std::time::Duration::from_secs_f64(options.server.server_timeout),
         &|_| (output.clone(), name.clone()),
     ))?;
     let saved = match saved {

@@ -2,7 +2,9 @@
 //! as it arrives, so a draft that is killed resumes with what it has and asks only for the rest.
 //! The first line fingerprints what was asked (toolset, drafter, prompt templates, counts, seed); a
 //! journal of other settings is set aside (renamed `.stale`) rather than mixed in. A torn last line
-//! (a kill mid-write) is ignored, and that ask is asked again.
+//! (a kill mid-write) is ignored, and that ask is asked again. An ask whose reply was unusable is
+//! journaled as failed, so a resumed draft asks the ones never asked first and retries the failed
+//! ones last, instead of stopping on the same three failures again.
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -14,6 +16,8 @@ pub struct Journal {
     path: PathBuf,
     file: File,
     replies: HashMap<String, Value>,
+    /// Asks that brought nothing usable, with why (the last time).
+    failures: HashMap<String, String>,
 }
 
 /// What opening the journal found.
@@ -30,6 +34,7 @@ impl Journal {
         std::fs::create_dir_all(work_dir)?;
         let path = work_dir.join("journal.jsonl");
         let mut replies = HashMap::new();
+        let mut failures = HashMap::new();
         let mut set_aside = None;
         let mut resumed = false;
         if let Ok(bytes) = std::fs::read(&path) {
@@ -39,10 +44,19 @@ impl Journal {
             if header.as_ref().and_then(|h| h["fingerprint"].as_str()) == Some(fingerprint) {
                 resumed = true;
                 for line in lines {
-                    if let Ok(entry) = serde_json::from_str::<Value>(line)
-                        && let Some(ask) = entry["ask"].as_str()
-                    {
-                        replies.insert(ask.to_string(), entry["reply"].clone());
+                    let Ok(entry) = serde_json::from_str::<Value>(line) else {
+                        continue;
+                    };
+                    let Some(ask) = entry["ask"].as_str() else {
+                        continue;
+                    };
+                    match entry["failed"].as_str() {
+                        Some(why) => {
+                            failures.insert(ask.to_string(), why.to_string());
+                        }
+                        None => {
+                            replies.insert(ask.to_string(), entry["reply"].clone());
+                        }
                     }
                 }
             } else {
@@ -56,6 +70,7 @@ impl Journal {
             path,
             file,
             replies,
+            failures,
         };
         if !resumed {
             journal.append(&json!({"fingerprint": fingerprint}))?;
@@ -70,6 +85,18 @@ impl Journal {
 
     pub fn reply(&self, ask: &str) -> Option<&Value> {
         self.replies.get(ask)
+    }
+
+    /// Whether an earlier try of `ask` brought nothing usable (and no reply came since).
+    pub fn failed_before(&self, ask: &str) -> bool {
+        self.failures.contains_key(ask) && !self.replies.contains_key(ask)
+    }
+
+    /// Appends that an ask brought nothing usable, and why.
+    pub fn record_failure(&mut self, ask: &str, why: &str) -> std::io::Result<()> {
+        self.append(&json!({"ask": ask, "failed": why}))?;
+        self.failures.insert(ask.to_string(), why.to_string());
+        Ok(())
     }
 
     /// Appends an ask's reply and syncs it to disk.
@@ -118,6 +145,19 @@ mod tests {
         journal.record("tool:b", &json!({"requests": [1]})).unwrap();
         let (journal, _) = Journal::open(dir.path(), "abc").unwrap();
         assert_eq!(journal.reply("tool:b"), Some(&json!({"requests": [1]})));
+    }
+
+    #[test]
+    fn a_failed_ask_is_remembered_until_it_is_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut journal, _) = Journal::open(dir.path(), "abc").unwrap();
+        journal.record_failure("tool:a", "not JSON").unwrap();
+        drop(journal);
+        let (mut journal, opened) = Journal::open(dir.path(), "abc").unwrap();
+        assert!(matches!(opened, Opened::Resumed(0)));
+        assert!(journal.failed_before("tool:a") && !journal.failed_before("tool:b"));
+        journal.record("tool:a", &json!({"requests": []})).unwrap();
+        assert!(!journal.failed_before("tool:a"));
     }
 
     #[test]

@@ -121,7 +121,13 @@ pub async fn draft(
     let mut candidates = Vec::new();
     let mut failed_asks = Vec::new();
     let mut failures_in_a_row = 0;
-    for (k, ask) in asks.iter().enumerate() {
+    // Asks an earlier try of this draft failed are retried last, and failing again does not count
+    // towards giving up: else a resumed draft stops on the same three failures every time.
+    let (fresh, retried): (Vec<&asks::Ask>, Vec<&asks::Ask>) =
+        asks.iter().partition(|ask| !journal.failed_before(&ask.id));
+    let retries = retried.len();
+    for (k, ask) in fresh.into_iter().chain(retried).enumerate() {
+        let retry = k >= asks.len() - retries;
         let reply = match journal.reply(&ask.id) {
             Some(reply) => reply.clone(),
             None => {
@@ -145,6 +151,12 @@ pub async fn draft(
                     Err(why) => {
                         say(format!("[{}/{}] {}: {why}", k + 1, asks.len(), ask.id));
                         failed_asks.push((ask.id.clone(), why.clone()));
+                        journal
+                            .record_failure(&ask.id, &why)
+                            .map_err(|e| format!("{}: {e}", work_dir.display()))?;
+                        if retry {
+                            continue;
+                        }
                         failures_in_a_row += 1;
                         if failures_in_a_row == FAILURES_IN_A_ROW {
                             return Err(format!(

@@ -256,7 +256,8 @@ fn earlier_run_in(
             "{} holds a run of another plan ({}): {}; resume it with --resume {}, or choose another --out",
             folder.display(),
             earlier.plan_hash,
-            earlier.plan_differences(&plan.manifest).join("; "),
+            // `here` is this command's plan, `there` the folder's.
+            plan.manifest.plan_differences(&earlier).join("; "),
             folder.display()
         ))),
         Err(ManifestError::Missing { .. }) if !has_trials => Ok(None),

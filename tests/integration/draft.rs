@@ -311,6 +311,32 @@ fn a_drafter_that_answers_garbage_or_hangs_stops_the_draft_with_nothing_written(
 }
 
 #[test]
+fn a_draft_stopped_by_failing_asks_resumes_with_the_others_first() {
+    // The three tools' asks fail; the pairs' and the no-call asks answer.
+    let mut scripts = scripts();
+    for tool in ["get_weather", "get_weather_forecast", "book_hotel"] {
+        scripts.insert(format!("tool:{tool}"), Script::Garbage);
+    }
+    let provider = DrafterProvider::start(scripts, Duration::ZERO);
+    let dir = workspace();
+    let args = draft_args(&provider, &["--per-tool", "1", "--no-call", "3"]);
+    let (output, text) = mcpick(dir.path(), &args);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("the drafter failed 3 asks in a row"),
+        "{text}"
+    );
+    // Again: the asks never asked go first, the failed ones are retried last and, failing again,
+    // do not stop it.
+    let (output, text) = mcpick(dir.path(), &args);
+    assert!(output.status.success(), "{text}");
+    let asks = provider.asks();
+    assert_eq!(asks["tool:get_weather"], 2, "{asks:?}");
+    assert_eq!(asks["none"], 1, "{asks:?}");
+    assert!(!tasks(&dir.path().join("drafted")).is_empty());
+}
+
+#[test]
 fn a_killed_draft_resumes_without_asking_again() {
     let provider = DrafterProvider::start(scripts(), Duration::from_millis(700));
     let dir = workspace();

@@ -316,6 +316,11 @@ fn a_damaged_manifest_strands_no_finished_trial() {
     let said = String::from_utf8_lossy(&other.stdout);
     assert_eq!(other.status.code(), Some(2), "{said}");
     assert!(said.contains("holds a run of another plan"), "{said}");
+    // `there` is the folder's plan, `here` this command's.
+    assert!(
+        said.contains(r#"setting `backends` is ["bm25","random"] there, ["bm25"] here"#),
+        "{said}"
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("trials.jsonl")).unwrap(),
         finished,
