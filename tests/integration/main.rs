@@ -32,6 +32,7 @@ mod model_fetch;
 mod owned_folders;
 mod peers;
 mod promotion_screen;
+mod real_servers_lint;
 mod resume;
 mod review;
 mod rmcp_peer;
