@@ -16,8 +16,19 @@ use std::ops::Range;
 pub const RUN_WORDS: usize = 8;
 
 /// In at least this many tools' descriptions: two tools sharing a sentence may be a pair meant to
-/// be read together; three is a pattern of the server.
+/// be read together; three is a pattern.
 pub const MIN_TOOLS: usize = 3;
+
+/// And in at least this share of the toolset's tools: what a server says in many of its tools
+/// belongs in its `instructions`, but a note a family of tools shares (four file tools of
+/// `toolsets/files.toml`'s 26 saying how `path` is written) is what the chapter asks a
+/// description to say, and those tools are alike.
+pub const MIN_SHARE: f64 = 0.25;
+
+/// How many tools must hold a text for it to be boilerplate, in a toolset of `tools` tools.
+pub fn min_holders(tools: usize) -> usize {
+    MIN_TOOLS.max((tools as f64 * MIN_SHARE).ceil() as usize)
+}
 
 /// One repeated text.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +65,7 @@ fn words(text: &str) -> Vec<(String, Range<usize>)> {
 
 /// For each tool, the byte ranges of its description that are repeated text.
 fn repeated_ranges(descriptions: &[&str]) -> Vec<Vec<Range<usize>>> {
+    let required = min_holders(descriptions.len());
     let words: Vec<Vec<(String, Range<usize>)>> = descriptions.iter().map(|d| words(d)).collect();
     let window = |ws: &[(String, Range<usize>)]| {
         ws.iter()
@@ -74,7 +86,7 @@ fn repeated_ranges(descriptions: &[&str]) -> Vec<Vec<Range<usize>>> {
             for (at, run) in ws.windows(RUN_WORDS).enumerate() {
                 if holders
                     .get(&window(run))
-                    .is_some_and(|t| t.len() >= MIN_TOOLS)
+                    .is_some_and(|t| t.len() >= required)
                 {
                     covered[at..at + RUN_WORDS].fill(true);
                 }
@@ -133,7 +145,7 @@ pub fn boilerplate(toolset: &Toolset) -> Vec<Boilerplate> {
         let Some((key, tools)) = candidates.pop() else {
             break;
         };
-        if tools.len() < MIN_TOOLS {
+        if tools.len() < min_holders(descriptions.len()) {
             continue;
         }
         let chosen_keys: Vec<&str> = chosen.iter().map(|(k, _)| k.as_str()).collect();
@@ -343,6 +355,22 @@ mod tests {
             "{found:?}"
         );
         assert_eq!(found[1].tools, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn a_sentence_a_small_family_of_a_large_toolset_shares_is_not() {
+        let mut descriptions = vec![
+            format!("Read one file. {SHARED}"),
+            format!("Write to a folder. {SHARED}"),
+            format!("Move the archive. {SHARED}"),
+        ];
+        descriptions.extend((0..10).map(|i| format!("Tool number {i} of the rest.")));
+        let descriptions: Vec<&str> = descriptions.iter().map(String::as_str).collect();
+        assert_eq!(min_holders(13), 4);
+        let toolset = toolset(&descriptions);
+        assert!(boilerplate(&toolset).is_empty());
+        // Nor is it cut before similarity: those three tools are alike.
+        assert!(distinct_descriptions(&toolset)[0].contains("absolute paths"));
     }
 
     #[test]
