@@ -221,13 +221,13 @@ mod tests {
             ("branchFromThought", "integer")
         ));
         assert!(
-            !confusable(
+            confusable(
                 "thought",
                 &json!({"type": "string"}),
                 "needsMoreThoughts",
                 &json!({"type": ["boolean", "string"]})
             )
-            .is_some()
+            .is_none()
         );
         // Playwright's browser_wait_for: text to appear, text to disappear.
         assert!(!overlaps(("text", "string"), ("textGone", "string")));
