@@ -21,9 +21,10 @@ pub use run_options::{DistractorChoice, RunOptions};
 pub use values::LONGEST_WAIT_SECONDS;
 pub use writer_options::{DraftOptions, ImproveOptions};
 
-use crate::lint::LintSeverity;
+use crate::lint::{Allowance, LintSeverity};
 use clap::{ArgAction, Parser, Subcommand};
 use std::path::PathBuf;
+use values::parse_allowance;
 
 /// mcpick — measure which MCP tools language models pick, and why.
 #[derive(Debug, Parser)]
@@ -50,6 +51,8 @@ pub enum Command {
     #[command(mut_arg("variants", |a| a
         .action(ArgAction::Set)
         .help("Lint the toolset as overlaid by this variant (a file, or a variant name in toolsets/variants/)")))]
+    #[command(mut_arg("config", |a| a
+        .help("Lint allowances (TOML: `[lint] allow`, `[lint.toolset.NAME] allow`) [default: mcpick.toml if it exists]")))]
     Lint {
         /// Toolset file, or the name of a toolset in toolsets/.
         toolset: String,
@@ -63,6 +66,12 @@ pub enum Command {
         /// Show, under each finding, the source chapter's own words for its rule (in Chinese).
         #[arg(long)]
         sources: bool,
+        /// Allow a rule for every tool (`RULE`) or for one tool (`TOOL:RULE`): its findings are
+        /// counted, not listed, and `--fail-on` ignores them. Repeatable.
+        #[arg(long, value_name = "[TOOL:]RULE", value_parser = parse_allowance)]
+        allow: Vec<Allowance>,
+        #[command(flatten)]
+        config: ProfilesFlag,
     },
     /// Run every task of the suites against every backend and score the tool calls.
     Run(Box<RunOptions>),

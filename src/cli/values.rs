@@ -7,6 +7,11 @@
 pub const LONGEST_WAIT_SECONDS: f64 = 7.0 * 86_400.0;
 
 /// A wait in seconds: a finite number above 0, at most a week.
+/// `--allow`: `RULE` or `TOOL:RULE`, the rule one of the lint's.
+pub(super) fn parse_allowance(text: &str) -> Result<crate::lint::Allowance, String> {
+    crate::lint::Allowance::parse(text)
+}
+
 pub(super) fn parse_wait(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= LONGEST_WAIT_SECONDS => Ok(s),

@@ -28,7 +28,7 @@ pub use explain::run_explain;
 pub use import::run_import;
 pub use import_dataset::{run_import_bfcl, run_import_metatool};
 pub use improve::run_improve;
-pub use lint::{LintOutput, run_lint};
+pub use lint::{LintOutput, LintPolicy, run_lint};
 pub use list::run_list;
 pub use merge::run_merge;
 pub use models::run_models;
@@ -78,6 +78,8 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             format,
             fail_on,
             sources,
+            allow,
+            config,
         } => run_lint(
             &toolset,
             variant.single(),
@@ -85,7 +87,11 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                 format: format.format,
                 sources,
             },
-            fail_on,
+            LintPolicy {
+                fail_on,
+                allow,
+                config: config.config,
+            },
             out,
         ),
         Command::List { paths } => run_list(&default_paths(paths), out),

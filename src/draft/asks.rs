@@ -380,6 +380,7 @@ mod tests {
             instructions: None,
             source: "t.toml".into(),
             variant: None,
+            lint_allow: Vec::new(),
             tools: vec![
                 tool("get_weather", "Current weather for a city."),
                 tool("get_weather_forecast", "Forecast for the coming days."),

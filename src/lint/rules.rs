@@ -24,11 +24,12 @@ pub enum Rule {
     ReadOnlyWithoutHint,
     Deprecated,
     TooManyTools,
+    Boilerplate,
     SimilarDescriptions,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 17] = [
+    pub const ALL: [Rule; 18] = [
         Rule::EmptyDescription,
         Rule::ShortDescription,
         Rule::NameNotVerbFirst,
@@ -45,6 +46,7 @@ impl Rule {
         Rule::ReadOnlyWithoutHint,
         Rule::Deprecated,
         Rule::TooManyTools,
+        Rule::Boilerplate,
         Rule::SimilarDescriptions,
     ];
 
@@ -66,6 +68,7 @@ impl Rule {
             Rule::ReadOnlyWithoutHint => "read-only-without-hint",
             Rule::Deprecated => "deprecated-tool",
             Rule::TooManyTools => "too-many-tools",
+            Rule::Boilerplate => "boilerplate",
             Rule::SimilarDescriptions => "similar-descriptions",
         }
     }
@@ -98,6 +101,9 @@ impl Rule {
                 "§5.2.3 (the description decides the pick: a deprecated tool still competes for it)"
             }
             Rule::TooManyTools => "§5.3.4 (how many tools a server exposes)",
+            Rule::Boilerplate => {
+                "§5.2.3 (the description decides the pick: text every tool repeats tells none apart)"
+            }
             Rule::SimilarDescriptions => {
                 "§5.2.3 (confusable neighbours: the description decides the pick)"
             }
@@ -129,7 +135,9 @@ impl Rule {
             Rule::DestructiveWithoutHint | Rule::ContradictoryHints | Rule::ReadOnlyWithoutHint => {
                 "6. 诚实标注 annotation——欺骗标注 = 让用户失去保护。这是信誉问题。／反模式 6：destructive 不标注 destructiveHint——Client 可能不弹确认；正确做法：诚实标注，用户更安全"
             }
-            Rule::Deprecated | Rule::SimilarDescriptions => "5.2.3 \"description\" 的隐藏分量",
+            Rule::Deprecated | Rule::Boilerplate | Rule::SimilarDescriptions => {
+                "5.2.3 \"description\" 的隐藏分量"
+            }
             Rule::TooManyTools => "5.3.4 工具集规模的\"金发姑娘区\"",
         }
     }

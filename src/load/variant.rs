@@ -186,6 +186,7 @@ pub fn apply_variant(
         source: base.source.clone(),
         variant: Some(file.variant.value.clone()),
         tools,
+        lint_allow: base.lint_allow.clone(),
     };
     let variant = LoadedVariant {
         name: file.variant.value,

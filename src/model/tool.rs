@@ -20,6 +20,8 @@ pub struct Toolset {
     /// The variant overlaid on the base toolset, if any.
     pub variant: Option<String>,
     pub tools: Vec<Tool>,
+    /// The lint rules the toolset file allows (`RULE` or `TOOL:RULE`), checked when it was read.
+    pub lint_allow: Vec<String>,
 }
 
 impl Toolset {

@@ -12,11 +12,12 @@ mod toolset;
 mod variant;
 mod writing;
 
-pub use config::{BackendProfile, ConfigFile};
+pub use config::{BackendProfile, ConfigFile, LintConfig};
 pub use located::{Located, with_toml_spans};
 pub use suite::{DraftedBySpec, ExpectedCallSpec, MessageSpec, SuiteFile, TaskSpec, TaskToolSpec};
 pub use toolset::{
-    BehaviorSpec, ResponseRuleSpec, ToolAnnotations, ToolSpec, ToolsetDocument, ToolsetFile,
+    BehaviorSpec, LintAllow, ResponseRuleSpec, ToolAnnotations, ToolSpec, ToolsetDocument,
+    ToolsetFile,
 };
 pub use variant::{DescribeSpec, VariantFile};
 pub use writing::{json_text, task_line, toml_text};

@@ -22,8 +22,20 @@ pub struct ToolsetFile {
     /// Where `mcpick import` took the tools from (as in a JSON toolset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<Value>,
+    /// `[lint] allow = [...]`: lint rules allowed for this toolset (`RULE` or `TOOL:RULE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lint: Option<LintAllow>,
     #[serde(rename = "tool", default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Located<ToolSpec>>,
+}
+
+/// The lint rules a toolset file (its `lint` table or key) or `mcpick.toml`'s
+/// `[lint.toolset.NAME]` allows: each `RULE` (for every tool) or `TOOL:RULE` (for one tool).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LintAllow {
+    #[serde(default)]
+    pub allow: Vec<String>,
 }
 
 /// A toolset file in JSON, as `import` writes it: a header and MCP's tool objects as a server
@@ -63,6 +75,7 @@ impl ToolsetDocument {
             description: self.description.clone(),
             instructions: self.instructions.clone(),
             imported: self.imported.clone(),
+            lint: None,
             tools,
         })
     }

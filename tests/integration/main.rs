@@ -35,6 +35,7 @@ mod owned_folders;
 mod paths;
 mod peers;
 mod promotion_screen;
+mod real_servers_lint;
 mod resume;
 mod review;
 mod rmcp_peer;

@@ -15,8 +15,9 @@ pub use tool::{ToolChecker, check_tool_name};
 
 use super::Diagnostic;
 use super::source::{SourceText, json_error_help};
+use crate::lint::Allowance;
 use crate::model::Toolset;
-use crate::spec::{FORMAT_VERSION, ToolSpec, ToolsetFile};
+use crate::spec::{FORMAT_VERSION, LintAllow, ToolSpec, ToolsetFile};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -62,6 +63,9 @@ pub fn load_toml_toolset(source: &SourceText) -> Loaded<Toolset> {
         .into_iter()
         .filter_map(|spec| checker.tool(spec.value, spec.span, &mut diagnostics))
         .collect();
+    let lint_allow = file.lint.map(|l| l.allow).unwrap_or_default();
+    let lint_span = source.text.find("[lint]").map(|at| at..at + "[lint]".len());
+    check_lint_allow(source, &lint_allow, lint_span.as_ref(), &mut diagnostics);
     let toolset = Toolset {
         name,
         description: file.description,
@@ -69,6 +73,7 @@ pub fn load_toml_toolset(source: &SourceText) -> Loaded<Toolset> {
         source: source.path.clone(),
         variant: None,
         tools,
+        lint_allow,
     };
     Loaded::finish(toolset, diagnostics)
 }
@@ -98,11 +103,13 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         }
     };
     let mut diagnostics = Vec::new();
-    const KNOWN_KEYS: [&str; 11] = [
+    const KNOWN_KEYS: [&str; 12] = [
         "format",
         "name",
         "description",
         "instructions",
+        // `{"allow": [...]}`: lint rules allowed for this toolset.
+        "lint",
         // Where `mcpick import` took the tools from and the MCP version it spoke.
         "imported",
         "tools",
@@ -185,6 +192,26 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         .get("instructions")
         .and_then(Value::as_str)
         .map(str::to_string);
+    let lint_span = find_json_key(&source.text, "lint", 0);
+    let lint_allow = match container
+        .get("lint")
+        .map(|l| serde_json::from_value::<LintAllow>(l.clone()))
+    {
+        None => Vec::new(),
+        Some(Ok(lint)) => lint.allow,
+        Some(Err(e)) => {
+            diagnostics.push(
+                source
+                    .error(
+                        lint_span.as_ref(),
+                        format!("`lint`: {}", strip_position(&e.to_string())),
+                    )
+                    .help("write `\"lint\": {\"allow\": [\"RULE\", \"TOOL:RULE\"]}`"),
+            );
+            Vec::new()
+        }
+    };
+    check_lint_allow(source, &lint_allow, lint_span.as_ref(), &mut diagnostics);
     let toolset = Toolset {
         name,
         description,
@@ -192,6 +219,7 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         source: source.path.clone(),
         variant: None,
         tools: result_tools,
+        lint_allow,
     };
     Loaded::finish(toolset, diagnostics)
 }
@@ -214,6 +242,25 @@ fn without_missing_behavior(
         ));
     }
     tool
+}
+
+/// Each `lint.allow` entry must name a lint rule (a tool it names need not exist: an allowance
+/// left over from a removed tool is harmless, and a toolset no run uses must not stop one).
+fn check_lint_allow(
+    source: &SourceText,
+    allow: &[String],
+    span: Option<&Range<usize>>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for entry in allow {
+        if let Err(message) = Allowance::parse(entry) {
+            diagnostics.push(
+                source
+                    .error(span, format!("`lint.allow`: {message}"))
+                    .help("write each entry as `RULE` (every tool) or `TOOL:RULE` (one tool)"),
+            );
+        }
+    }
 }
 
 fn tools_array(document: &Value) -> Option<(&Map<String, Value>, &Vec<Value>)> {

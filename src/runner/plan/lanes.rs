@@ -283,24 +283,7 @@ fn profile_options(profile: &BackendProfile) -> BackendOptions {
 pub(super) fn load_config(
     explicit: Option<&Path>,
 ) -> Result<(ConfigFile, Option<PathBuf>), String> {
-    let path = match explicit {
-        Some(path) => path.to_path_buf(),
-        None if Path::new("mcpick.toml").is_file() => PathBuf::from("mcpick.toml"),
-        None => return Ok((ConfigFile::default(), None)),
-    };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let config = toml::from_str(&text).map_err(|e| {
-        let position = e
-            .span()
-            .map(|span| {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                format!(":{line}")
-            })
-            .unwrap_or_default();
-        format!("{}{position}: error: {}", path.display(), e.message())
-    })?;
-    Ok((config, Some(path)))
+    ConfigFile::load(explicit)
 }
 
 fn price_for(
