@@ -5,7 +5,8 @@
 //! exposure strategies and their recall/selection split, size curves), the statistics behind every
 //! verdict are pure functions (`statistics`), and two runs
 //! compared trial by trial for a regression gate (`run_comparison`); both compare a graded
-//! measure beside the picks (`graded_measure`).
+//! measure beside the picks (`graded_measure`). The author's view — each expected tool's right
+//! picks, who took them, and the requests that failed — is `per_tool`.
 //! The task is the unit throughout: a task's repeats, sizes and seeds become one rate before any
 //! interval or test, and a report's comparisons are adjusted for each other (`Adjustment`); an A/B
 //! run with nothing to compare says so (`cannot_say`).
@@ -15,6 +16,7 @@
 
 pub mod experiments;
 pub mod graded_measure;
+pub mod per_tool;
 pub mod run_comparison;
 pub mod statistics;
 pub mod summary;
@@ -27,6 +29,7 @@ use experiments::{
     SizeCurve, SplitRow, ab_comparisons, confusions, count_vs_tokens, exposure_splits,
     position_curves, pull_tables, size_curves,
 };
+use per_tool::{FailingRequest, ToolPicks, per_tool};
 use polars::prelude::DataFrame;
 use statistics::Adjustment;
 use std::collections::{BTreeMap, BTreeSet};
@@ -60,6 +63,10 @@ pub struct RunAnalysis {
     pub confusions: Vec<ConfusionMatrix>,
     /// Lint findings about either tool of a confused pair, keyed by the pair.
     pub lint_links: BTreeMap<(String, String), Vec<String>>,
+    /// Each expected tool's picks per series.
+    pub per_tool: Vec<ToolPicks>,
+    /// The requests whose first pick was wrong in some series.
+    pub failing_requests: Vec<FailingRequest>,
 }
 
 /// For each backend and arm after the first that `ab` holds no comparison of, why: the trials of
@@ -150,6 +157,7 @@ pub fn analyse(
     let positions = position_curves(&frame).map_err(|e| failed("gold positions", e))?;
     let confusions = confusions(&frame).map_err(|e| failed("confusion", e))?;
     let lint_links = lint_links(findings, &confusions);
+    let (per_tool, failing_requests) = per_tool(trials);
     Ok(RunAnalysis {
         frame,
         arms,
@@ -164,6 +172,8 @@ pub fn analyse(
         positions,
         confusions,
         lint_links,
+        per_tool,
+        failing_requests,
     })
 }
 

@@ -62,7 +62,7 @@ pub fn frame(rows: &[StoredTrial]) -> PolarsResult<DataFrame> {
         Column::new(
             "expected_tool".into(),
             rows.iter()
-                .map(|r| r.expected_tools.first().map(String::as_str))
+                .map(StoredTrial::expected_tool)
                 .collect::<Vec<Option<&str>>>(),
         ),
         Column::new(

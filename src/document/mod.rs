@@ -82,6 +82,73 @@ pub enum Chart {
     Latency(Vec<LatencySeries>),
     /// Descriptions with each unit coloured by its effect (`explain`'s page).
     Attribution(Vec<AttributedText>),
+    /// Each expected tool's right picks per series, with who took them (`report.html`'s opening).
+    ToolPicks(ToolPicksView),
+    /// The requests whose first pick was wrong, grouped by the tool they expect.
+    FailingRequests(FailingRequestsView),
+}
+
+/// Expected tools against series: one row per tool, one group of columns per series.
+#[derive(Debug, Clone, Default)]
+pub struct ToolPicksView {
+    /// The series given columns, in order.
+    pub series: Vec<String>,
+    /// Per series: whether it has a `p_right` column (a backend that reports its distribution).
+    pub graded: Vec<bool>,
+    pub rows: Vec<ToolPicksRow>,
+}
+
+/// One expected tool.
+#[derive(Debug, Clone, Default)]
+pub struct ToolPicksRow {
+    pub tool: String,
+    /// Tasks that expect it (the most any series judged).
+    pub tasks: u64,
+    /// The anchor of its group in the failing requests (`None`: no request of it failed).
+    pub failing_anchor: Option<String>,
+    /// One per series of the view; `None` where the series judged none of its tasks.
+    pub cells: Vec<Option<ToolPicksCell>>,
+}
+
+/// One tool under one series. Rates are proportions in [0, 1].
+#[derive(Debug, Clone, Default)]
+pub struct ToolPicksCell {
+    pub tasks: u64,
+    pub right: f64,
+    pub low: f64,
+    pub high: f64,
+    pub p_right: Option<f64>,
+    /// What was picked first instead, with its trials, most first.
+    pub picked_instead: Vec<(String, u64)>,
+    /// Tasks with a wrong first pick.
+    pub failing_tasks: u64,
+}
+
+/// The failing requests, grouped by the tool they expect, and how many were left out of the page.
+#[derive(Debug, Clone, Default)]
+pub struct FailingRequestsView {
+    pub groups: Vec<FailingGroup>,
+    /// Requests beyond the page's cap (all of them are in `trials.csv`).
+    pub left_out: usize,
+}
+
+/// The failing requests of one expected tool.
+#[derive(Debug, Clone, Default)]
+pub struct FailingGroup {
+    /// The HTML anchor the per-tool table links to.
+    pub anchor: String,
+    /// What the requests expect: "expected get_weather", or "no call expected".
+    pub heading: String,
+    pub requests: Vec<FailingRow>,
+}
+
+/// One request and what each series that got it wrong picked instead.
+#[derive(Debug, Clone, Default)]
+pub struct FailingRow {
+    pub task: String,
+    pub prompt: String,
+    /// (series, what it picked, e.g. "search_flights" or "search_flights ×2, (none) ×1 of 3").
+    pub picks: Vec<(String, String)>,
 }
 
 /// One tool's description as `explain` measured it: its sentences in order, then each parameter's

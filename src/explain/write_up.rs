@@ -394,6 +394,7 @@ pub fn write_all(out: &Path, explanation: &Explanation) -> Result<(), String> {
         title: document.title,
         sections,
         manifest_json: String::new(),
+        glossary: Vec::new(),
     };
     write(&out.join("explain.html"), &render(&page))
 }

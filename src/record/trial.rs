@@ -233,6 +233,23 @@ impl StoredTrial {
             .unwrap_or(if self.right_pick() { 1.0 } else { 0.0 })
     }
 
+    /// The request the trial made, as the model saw it: the last user message of the stored
+    /// transcript (`ranking::request_text`, the rule every baseline and retriever applies), empty
+    /// for lines written without a transcript. It is the stored text, so whatever was redacted or
+    /// bounded before the line was written stays so.
+    pub fn prompt(&self) -> &str {
+        crate::ranking::request_text(self.transcript.iter().filter_map(|m| match m {
+            ChatMessage::User { content } => Some(content.as_str()),
+            _ => None,
+        }))
+    }
+
+    /// The tool the task expects first (the first of its expected calls; `None` when no call is
+    /// right): what the confusion matrix, the per-tool table and `trials.csv` group by.
+    pub fn expected_tool(&self) -> Option<&str> {
+        self.expected_tools.first().map(String::as_str)
+    }
+
     /// Tool and arguments right (or a right abstention).
     pub fn correct(&self) -> bool {
         matches!(

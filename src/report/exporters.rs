@@ -53,7 +53,8 @@ pub fn all_exporters() -> Vec<Box<dyn Exporter>> {
     ]
 }
 
-/// `trials.csv`: one row per readable trial, the columns a spreadsheet wants.
+/// `trials.csv`: one row per readable trial, the columns a spreadsheet wants — the request
+/// (`prompt`, as the stored transcript holds it) and the tool it expects among them.
 pub struct CsvExporter;
 
 impl Exporter for CsvExporter {
@@ -89,6 +90,9 @@ impl Exporter for CsvExporter {
             "detail",
             "p_right",
             "margin",
+            // Last, so that readers that take the earlier columns by position read on as before.
+            "expected_tool",
+            "prompt",
         ])?;
         for trial in report.trials {
             let verdict = &trial.verdict;
@@ -124,6 +128,8 @@ impl Exporter for CsvExporter {
                 &graded
                     .and_then(|a| a.margin(&acceptable))
                     .map_or(String::new(), |m| format!("{m:.4}")),
+                trial.expected_tool().unwrap_or(""),
+                trial.prompt(),
             ];
             csv.write_record(cells.map(|cell| spreadsheet_safe(cell).into_owned()))?;
         }
@@ -178,7 +184,7 @@ impl Exporter for HtmlExporter {
         };
         let page = html_page(
             &report.title,
-            report.summary.clone(),
+            &report.summary,
             analysis,
             report.trials,
             report.manifest_text.to_string(),

@@ -3,11 +3,16 @@
 //! sections (`sections`), each experiment described once with its tables (`tables`, and the A/B
 //! ones in `ab_tables`) and charts, which the Markdown renderer (`document::markdown`:
 //! `summary.md`, the terminal) and the HTML exporter (`html`: the self-contained `report.html`)
-//! render in their formats; `summary` holds the summary table and `summary.json`. Nothing here computes a statistic — the numbers are `analysis`'s.
+//! render in their formats; `summary` holds the summary table and `summary.json`. `report.html`
+//! opens with the author's view (`per_tool`: each expected tool's picks and the failing requests)
+//! and ends with the glossary of its columns (`glossary`). Nothing here computes a statistic — the
+//! numbers are `analysis`'s.
 
 mod ab_tables;
 mod exporters;
+mod glossary;
 pub mod html;
+mod per_tool;
 mod rebuild;
 mod sections;
 mod summary;
@@ -26,20 +31,26 @@ pub fn experiment_markdown(analysis: &RunAnalysis) -> String {
     crate::document::markdown::markdown_sections(&experiment_sections(analysis))
 }
 
-/// `report.html`: the summary table, every experiment's tables and charts, latency, the manifest.
+/// `report.html`: the author's view first (each expected tool's picks), the summary tables, the
+/// failing requests, every experiment's tables and charts, latency, the glossary, the manifest.
 pub fn html_page(
     title: &str,
-    summary: Table,
+    summary: &Table,
     analysis: &RunAnalysis,
     trials: &[StoredTrial],
     manifest_json: String,
 ) -> String {
-    let mut sections = vec![summary_section(summary)];
+    let mut sections: Vec<_> = per_tool::per_tool_section(analysis).into_iter().collect();
+    sections.push(summary_section(
+        summary::split_speed_and_cost(summary).into(),
+    ));
+    sections.extend(per_tool::failing_section(analysis));
     sections.extend(experiment_sections(analysis));
     sections.extend(latency_section(trials));
     html::render(&html::ReportPage {
         title: title.to_string(),
         sections,
         manifest_json,
+        glossary: glossary::glossary(),
     })
 }

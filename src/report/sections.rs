@@ -18,12 +18,12 @@ use crate::document::{
 use crate::record::StoredTrial;
 use crate::score::Interval;
 
-/// The summary table as a section of its own (the page's first).
-pub fn summary_section(summary: Table) -> Section {
+/// The summary tables as a section of their own.
+pub fn summary_section(tables: Vec<Table>) -> Section {
     Section {
         id: "summary",
         heading: "Summary".into(),
-        parts: vec![Part::Table(summary)],
+        parts: tables.into_iter().map(Part::Table).collect(),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The summary in the two forms exporters write: the table of cells (`summary.md`, the terminal,
 //! `report.html`) and the JSON of `summary.json` — the cells with every interval and count, and
 //! the experiments (A/B comparisons, size curves with their fits, gold positions, confusion).
+//! `report.html` shows the one table as two (`split_speed_and_cost`), so that it fits a laptop
+//! screen; the terminal and `summary.md` keep it whole.
 
 use super::Table;
 use super::tables::percent;
@@ -77,6 +79,43 @@ pub fn summary_table(
         }));
     }
     (table, serde_json::Value::Array(json))
+}
+
+/// The summary's columns about speed and spend rather than picks; with the cell's keys they make
+/// the page's second summary table.
+const SPEED_AND_COST: [&str; 3] = ["latency p50 / p95", "tokens in / out", "cost"];
+/// The columns that say which cell a row is, repeated in both tables.
+const CELL_KEYS: [&str; 2] = ["backend", "suite"];
+
+/// The summary as the page shows it: the picks table, then speed and cost in a table of their own
+/// (thirteen columns side by side overflow a 1,400-pixel screen).
+pub fn split_speed_and_cost(summary: &Table) -> [Table; 2] {
+    let take = |keep: &dyn Fn(&str) -> bool, caption: String| {
+        let columns: Vec<usize> = (0..summary.header.len())
+            .filter(|&i| keep(&summary.header[i]))
+            .collect();
+        Table {
+            caption,
+            header: columns.iter().map(|&i| summary.header[i].clone()).collect(),
+            rows: summary
+                .rows
+                .iter()
+                .map(|row| {
+                    columns
+                        .iter()
+                        .map(|&i| row.get(i).cloned().unwrap_or_default())
+                        .collect()
+                })
+                .collect(),
+        }
+    };
+    [
+        take(&|h| !SPEED_AND_COST.contains(&h), summary.caption.clone()),
+        take(
+            &|h| CELL_KEYS.contains(&h) || SPEED_AND_COST.contains(&h),
+            "Speed and spend per backend and suite".into(),
+        ),
+    ]
 }
 
 /// The experiment results as JSON for `summary.json`.

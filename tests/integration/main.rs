@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod author_view;
 mod batch_api;
 mod bfcl_differential;
 mod cli;

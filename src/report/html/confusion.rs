@@ -1,20 +1,29 @@
 //! The confusion heat maps: per backend, the gold tool against the tool called first, shaded by
-//! share of the row, correct picks outlined, and capped to the most frequent tools so that a
-//! toolset of hundreds still gives a readable drawing.
+//! share of the row, correct picks outlined — drawn only where they say something. A backend whose
+//! every first pick was the expected tool gets a sentence, not a diagonal; otherwise only the tools
+//! involved in a confusion are drawn, at most `MAX_CONFUSION_TOOLS` of them (the most confused), and
+//! the confusions that fall outside the drawing are listed in a table beneath it.
 
 use super::escape;
+use super::glossary::definition_attribute;
 use super::svg::{coord, open_chart, text_width, truncate};
 use crate::document::ConfusionCounts;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-/// A heat map with more rows or columns than this stops being readable; the rest is
-/// reported as a count on the page instead of being drawn.
-const MAX_CONFUSION_TOOLS: usize = 25;
+/// A heat map with more rows or columns than this stops being readable; the confusions outside
+/// it are listed in a table instead.
+const MAX_CONFUSION_TOOLS: usize = 12;
 
-pub fn confusion_section(confusions: &[ConfusionCounts]) -> String {
+pub fn confusion_section(confusions: &[ConfusionCounts], glossary: &[(String, String)]) -> String {
     let mut out = String::new();
+    let mut without_confusion = Vec::new();
     for confusion in confusions {
-        let drawn = heat_map(confusion);
+        let Some(selection) = select(confusion) else {
+            without_confusion.push(confusion.backend.as_str());
+            continue;
+        };
+        let drawn = heat_map(confusion, &selection);
         put!(
             out,
             "<h3>{}</h3>\n<figure>\n{}",
@@ -26,41 +35,141 @@ pub fn confusion_section(confusions: &[ConfusionCounts]) -> String {
              the row's trials (white = none, dark blue = all); outlined cells are correct \
              picks. Hover a cell for its count.",
         );
-        if drawn.rows_shown < drawn.rows_total || drawn.columns_shown < drawn.columns_total {
+        put!(
+            out,
+            " Drawn: the {} tools involved in a confusion{}",
+            selection.tools_drawn,
+            if selection.tools_drawn < selection.tools_involved {
+                format!(
+                    " that are confused most, of {} involved",
+                    selection.tools_involved
+                )
+            } else {
+                String::new()
+            }
+        );
+        let clean = confusion.expected.len().saturating_sub(drawn.rows_shown);
+        if clean > 0 {
+            let tools = if clean == 1 { "tool" } else { "tools" };
+            put!(out, "; {clean} other expected {tools} left out");
+        }
+        put!(
+            out,
+            "; {} of {} trials fall outside the cells shown.",
+            drawn.hidden_trials,
+            drawn.all_trials
+        );
+        out.push_str("</figcaption>\n</figure>\n");
+        if !selection.not_drawn.is_empty() {
             put!(
                 out,
-                " Only the {} most frequent of {} expected tools and the {} most frequent of {} \
-                 picked tools are drawn; {} of {} trials fall outside the cells shown.",
-                drawn.rows_shown,
-                drawn.rows_total,
-                drawn.columns_shown,
-                drawn.columns_total,
-                drawn.hidden_trials,
-                drawn.all_trials
+                "<details><summary>{} confusions not drawn above</summary>\n\
+                 <div class=\"table-wrap\"><table><thead><tr><th{}>expected</th><th{}>picked</th>\
+                 <th class=\"num\"{}>trials</th></tr></thead><tbody>\n",
+                selection.not_drawn.len(),
+                definition_attribute("expected", glossary),
+                definition_attribute("picked", glossary),
+                definition_attribute("trials", glossary)
             );
+            for (expected, picked, n) in &selection.not_drawn {
+                put!(
+                    out,
+                    "<tr><td>{}</td><td>{}</td><td class=\"num\">{n}</td></tr>\n",
+                    escape(expected),
+                    escape(picked)
+                );
+            }
+            out.push_str("</tbody></table></div></details>\n");
         }
-        out.push_str("</figcaption>\n</figure>\n");
+    }
+    if !without_confusion.is_empty() {
+        put!(
+            out,
+            "<p class=\"note\">No heat map for {}: every first pick was the expected tool.</p>\n",
+            escape(&without_confusion.join(", "))
+        );
     }
     out
+}
+
+/// The rows and columns a heat map draws, and the confusions it leaves out.
+struct Selection {
+    rows: Vec<usize>,
+    columns: Vec<usize>,
+    tools_involved: usize,
+    tools_drawn: usize,
+    /// (expected, picked, trials) of the confusions outside the drawn cells, most first.
+    not_drawn: Vec<(String, String, u64)>,
+}
+
+fn count(confusion: &ConfusionCounts, i: usize, j: usize) -> u64 {
+    confusion
+        .counts
+        .get(i)
+        .and_then(|row| row.get(j))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// The tools involved in a confusion (an expected tool picked as another, or a tool picked in
+/// another's place), the `MAX_CONFUSION_TOOLS` most confused of them; `None` when nothing was
+/// confused.
+fn select(confusion: &ConfusionCounts) -> Option<Selection> {
+    let (expected, picked) = (&confusion.expected, &confusion.picked);
+    let mut involvement: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut confusions = Vec::new();
+    for (i, name) in expected.iter().enumerate() {
+        for (j, pick) in picked.iter().enumerate() {
+            let n = count(confusion, i, j);
+            if n > 0 && name != pick {
+                for tool in [name.as_str(), pick.as_str()] {
+                    let mass = involvement.entry(tool).or_default();
+                    *mass = mass.saturating_add(n);
+                }
+                confusions.push((i, j, n));
+            }
+        }
+    }
+    if confusions.is_empty() {
+        return None;
+    }
+    let mut ranked: Vec<(&str, u64)> = involvement.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let tools_involved = ranked.len();
+    ranked.truncate(MAX_CONFUSION_TOOLS);
+    let drawn = |name: &str| ranked.iter().any(|(t, _)| *t == name);
+    let rows: Vec<usize> = (0..expected.len())
+        .filter(|&i| drawn(&expected[i]))
+        .collect();
+    let mut remaining: Vec<usize> = (0..picked.len()).filter(|&j| drawn(&picked[j])).collect();
+    // Columns follow the row order where names match, so correct picks run down the diagonal.
+    let mut columns = Vec::with_capacity(remaining.len());
+    for &i in &rows {
+        if let Some(at) = remaining.iter().position(|&j| picked[j] == expected[i]) {
+            columns.push(remaining.remove(at));
+        }
+    }
+    columns.extend(remaining);
+    let mut not_drawn: Vec<(String, String, u64)> = confusions
+        .into_iter()
+        .filter(|(i, j, _)| !(rows.contains(i) && columns.contains(j)))
+        .map(|(i, j, n)| (expected[i].clone(), picked[j].clone(), n))
+        .collect();
+    not_drawn.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| (&a.0, &a.1).cmp(&(&b.0, &b.1))));
+    Some(Selection {
+        rows,
+        columns,
+        tools_involved,
+        tools_drawn: ranked.len(),
+        not_drawn,
+    })
 }
 
 struct HeatMap {
     svg: String,
     rows_shown: usize,
-    rows_total: usize,
-    columns_shown: usize,
-    columns_total: usize,
     hidden_trials: u64,
     all_trials: u64,
-}
-
-/// Indices of the `cap` largest totals, ties going to the earlier index, in original order.
-fn most_frequent(totals: &[u64], cap: usize) -> Vec<usize> {
-    let mut indices: Vec<usize> = (0..totals.len()).collect();
-    indices.sort_by(|&a, &b| totals[b].cmp(&totals[a]).then(a.cmp(&b)));
-    indices.truncate(cap);
-    indices.sort_unstable();
-    indices
 }
 
 /// White at 0, the palette's dark blue (#08306B) at 1.
@@ -79,47 +188,27 @@ fn blue_shade(share: f64) -> String {
     )
 }
 
-fn heat_map(confusion: &ConfusionCounts) -> HeatMap {
+fn heat_map(confusion: &ConfusionCounts, selection: &Selection) -> HeatMap {
     const CELL: f64 = 28.0;
     const LABEL_CHARS: usize = 36;
     let expected = &confusion.expected;
     let picked = &confusion.picked;
-    let count = |i: usize, j: usize| {
-        confusion
-            .counts
-            .get(i)
-            .and_then(|row| row.get(j))
-            .copied()
-            .unwrap_or(0)
-    };
+    let count = |i: usize, j: usize| count(confusion, i, j);
 
     let mut row_totals = vec![0u64; expected.len()];
-    let mut column_totals = vec![0u64; picked.len()];
     for (i, row_total) in row_totals.iter_mut().enumerate() {
-        for (j, column_total) in column_totals.iter_mut().enumerate() {
-            let n = count(i, j);
-            *row_total = row_total.saturating_add(n);
-            *column_total = column_total.saturating_add(n);
+        for j in 0..picked.len() {
+            *row_total = row_total.saturating_add(count(i, j));
         }
     }
     let all_trials = row_totals
         .iter()
         .fold(0u64, |sum, n| sum.saturating_add(*n));
-
-    let rows = most_frequent(&row_totals, MAX_CONFUSION_TOOLS);
-    let mut remaining = most_frequent(&column_totals, MAX_CONFUSION_TOOLS);
-    // Columns follow the row order where names match, so correct picks run down the diagonal.
-    let mut columns = Vec::with_capacity(remaining.len());
-    for &i in &rows {
-        if let Some(at) = remaining.iter().position(|&j| picked[j] == expected[i]) {
-            columns.push(remaining.remove(at));
-        }
-    }
-    columns.extend(remaining);
+    let (rows, columns) = (&selection.rows, &selection.columns);
 
     let mut shown_trials = 0u64;
-    for &i in &rows {
-        for &j in &columns {
+    for &i in rows {
+        for &j in columns {
             shown_trials = shown_trials.saturating_add(count(i, j));
         }
     }
@@ -282,9 +371,6 @@ fn heat_map(confusion: &ConfusionCounts) -> HeatMap {
     HeatMap {
         svg: out,
         rows_shown: rows.len(),
-        rows_total: expected.len(),
-        columns_shown: columns.len(),
-        columns_total: picked.len(),
         hidden_trials: all_trials.saturating_sub(shown_trials),
         all_trials,
     }
@@ -297,7 +383,7 @@ mod tests {
     use crate::report::html::tests::{assert_clean, empty_page};
 
     #[test]
-    fn confusion_matrix_is_capped_to_the_most_frequent_tools() {
+    fn confusion_matrix_draws_only_the_most_confused_tools_and_lists_the_rest() {
         let tools: Vec<String> = (0..300).map(|i| format!("tool_{i:03}")).collect();
         let mut picked = tools.clone();
         picked.push("(none)".to_string());
@@ -322,7 +408,36 @@ mod tests {
         let html = render(&page.build());
         assert_clean(&html);
         let cells = html.matches("<rect data-series=\"big\"").count();
-        assert_eq!(cells, MAX_CONFUSION_TOOLS * MAX_CONFUSION_TOOLS);
-        assert!(html.contains("Only the 25 most frequent of 300 expected tools and the 25 most frequent of 301 picked tools are drawn"));
+        assert!(
+            cells <= MAX_CONFUSION_TOOLS * MAX_CONFUSION_TOOLS,
+            "{cells} cells"
+        );
+        assert!(html.contains("that are confused most, of"));
+        assert!(html.contains("confusions not drawn above</summary>"));
+    }
+
+    #[test]
+    fn a_backend_without_confusion_gets_a_sentence_not_a_diagonal() {
+        let tools: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        let diagonal = ConfusionCounts {
+            backend: "oracle".to_string(),
+            expected: tools.clone(),
+            picked: tools.clone(),
+            counts: vec![vec![3, 0, 0], vec![0, 2, 0], vec![0, 0, 4]],
+        };
+        let mut confused = diagonal.clone();
+        confused.backend = "bm25".to_string();
+        confused.counts[0] = vec![1, 2, 0];
+        let page = crate::report::html::page_parts::PageParts {
+            confusions: vec![diagonal, confused],
+            ..empty_page()
+        };
+        let html = render(&page.build());
+        assert_clean(&html);
+        assert!(!html.contains("<rect data-series=\"oracle\""));
+        assert!(html.contains("No heat map for oracle: every first pick was the expected tool."));
+        // Only a and b are involved: a 2×2 map, c left out.
+        assert_eq!(html.matches("<rect data-series=\"bm25\"").count(), 4);
+        assert!(html.contains("1 other expected tool left out"));
     }
 }

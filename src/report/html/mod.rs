@@ -13,7 +13,8 @@
 //! tables, lines and charts in order, the links to them, the style, the render check, and the
 //! escaping every piece of run text goes through. `table` writes the tables, `svg` holds the drawing
 //! primitives the charts share, and `curve`, `ab`, `confusion` and `latency` draw one kind of chart
-//! each.
+//! each; `per_tool` and `failing_requests` write the author's view, and `glossary` puts each
+//! column's definition on its header and the glossary at the end.
 
 use std::fmt::Write as _;
 
@@ -28,9 +29,12 @@ mod ab;
 mod attribution;
 mod confusion;
 mod curve;
+mod failing_requests;
+mod glossary;
 mod latency;
 #[cfg(test)]
 mod page_parts;
+mod per_tool;
 mod svg;
 mod table;
 #[cfg(test)]
@@ -41,7 +45,10 @@ use ab::ab_section;
 use attribution::attribution_section;
 use confusion::confusion_section;
 use curve::curve_section;
+use failing_requests::failing_requests_html;
+use glossary::glossary_body;
 use latency::latency_section;
+use per_tool::tool_picks_html;
 use table::table_html;
 
 /// Everything one report page shows; built by the caller from a finished run.
@@ -52,6 +59,9 @@ pub struct ReportPage {
     pub sections: Vec<Section>,
     /// Pretty-printed run manifest, shown folded away at the end; empty → section omitted.
     pub manifest_json: String,
+    /// (column header, what it means): each header cell of that text gets the meaning as a hover,
+    /// and the terms the page's headers use are listed before the manifest.
+    pub glossary: Vec<(String, String)>,
 }
 
 /// Renders the whole page. Sections with no data are left out, and so are their links.
@@ -66,8 +76,17 @@ pub fn render(page: &ReportPage) -> String {
         .sections
         .iter()
         .filter(|section| !section.parts.is_empty())
-        .map(|section| (section.id, section.heading.as_str(), section_body(section)))
+        .map(|section| {
+            (
+                section.id,
+                section.heading.as_str(),
+                section_body(section, &page.glossary),
+            )
+        })
         .collect();
+    if let Some(body) = glossary_body(&page.sections, &page.glossary) {
+        sections.push(("glossary", "Glossary", body));
+    }
     if !page.manifest_json.trim().is_empty() {
         sections.push((
             "manifest",
@@ -106,8 +125,11 @@ pub fn render(page: &ReportPage) -> String {
             escape(heading)
         );
     }
-    // Filled by the script below; a headless browser reads it to check the charts drew.
-    out.push_str("<pre id=\"render-check\" hidden></pre>\n</main>\n");
+    // Filled by the script below; a headless browser reads them to check the charts drew and the
+    // page fits its window.
+    out.push_str(
+        "<pre id=\"render-check\" hidden></pre>\n<pre id=\"layout-check\" hidden></pre>\n</main>\n",
+    );
     put!(
         out,
         "<script>{RENDER_CHECK_SCRIPT}</script>\n</body>\n</html>\n"
@@ -116,11 +138,11 @@ pub fn render(page: &ReportPage) -> String {
 }
 
 /// A section's parts, in order.
-fn section_body(section: &Section) -> String {
+fn section_body(section: &Section, glossary: &[(String, String)]) -> String {
     let mut body = String::new();
     for part in &section.parts {
         match part {
-            Part::Table(table) => body.push_str(&table_html(table)),
+            Part::Table(table) => body.push_str(&table_html(table, glossary)),
             Part::Lines { caption, lines } => {
                 put!(body, "<p class=\"note\">{}:</p>\n<ul>\n", escape(caption));
                 for line in lines {
@@ -135,13 +157,19 @@ fn section_body(section: &Section) -> String {
                 body.push_str(&ab_section(rows));
             }
             Part::Chart(Chart::Confusion(maps)) if !maps.is_empty() => {
-                body.push_str(&confusion_section(maps));
+                body.push_str(&confusion_section(maps, glossary));
             }
             Part::Chart(Chart::Latency(series)) if !series.is_empty() => {
                 body.push_str(&latency_section(series));
             }
             Part::Chart(Chart::Attribution(texts)) if !texts.is_empty() => {
                 body.push_str(&attribution_section(texts));
+            }
+            Part::Chart(Chart::ToolPicks(view)) if !view.rows.is_empty() => {
+                body.push_str(&tool_picks_html(view, glossary));
+            }
+            Part::Chart(Chart::FailingRequests(view)) if !view.groups.is_empty() => {
+                body.push_str(&failing_requests_html(view, glossary));
             }
             Part::Chart(_) => {}
             Part::Paragraph(text) => put!(body, "<p>{}</p>\n", escape(text)),
@@ -170,7 +198,8 @@ const STYLE: &str = r#"
 :root { color-scheme: light; }
 body { margin: 0; background: #fff; color: #1a1a1a; line-height: 1.45;
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 1100px; margin: 0 auto; padding: 24px 20px 48px; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px 20px 48px; }
+p, .note { max-width: 75rem; }
 h1 { font-size: 1.6rem; margin: 0 0 .5rem; }
 h2 { font-size: 1.25rem; margin: 2.2rem 0 .7rem; padding-bottom: .25rem; border-bottom: 1px solid #ddd; }
 h3 { font-size: 1.05rem; margin: 1.4rem 0 .4rem; }
@@ -184,6 +213,22 @@ th, td { padding: .3rem .7rem; border-bottom: 1px solid #e3e3e3; text-align: lef
 th { background: #f1f3f6; border-bottom: 2px solid #cfd5dd; }
 tbody tr:nth-child(even) { background: #f7f8fa; }
 th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th[title] { cursor: help; text-decoration: underline dotted #8a8a8a; text-underline-offset: 3px; }
+table.per-tool th.series { text-align: center; }
+table.per-tool .series-start { border-left: 2px solid #cfd5dd; }
+table.per-tool td.tool { overflow-wrap: break-word; min-width: 9rem; }
+table.per-tool td.rate .interval { display: block; font-size: .75rem; color: #555; }
+table.per-tool td.instead { font-size: .85rem; min-width: 9rem; overflow-wrap: break-word; }
+a.to-failing { color: #0b5cad; white-space: nowrap; }
+table.failing { width: 100%; table-layout: fixed; }
+table.failing col.task { width: 18%; }
+table.failing col.request { width: 52%; }
+table.failing col.picks { width: 30%; }
+table.failing td { overflow-wrap: break-word; }
+table.failing tr.group th { background: #e8edf3; text-align: left; }
+.series-name { font-weight: 600; }
+dl.glossary dt { font-weight: 600; margin-top: .6rem; }
+dl.glossary dd { margin: .1rem 0 0 1.5rem; max-width: 75rem; }
 figure { margin: 0 0 1.6rem; }
 figcaption { font-size: .85rem; color: #555; margin-top: .35rem; }
 svg.chart { display: block; width: 100%; height: auto; }
@@ -205,9 +250,10 @@ ul.params { margin: .2rem 0 .4rem; font-size: .92rem; }
 "#;
 
 /// After load, measure every chart and every series element (and every unit of an attributed
-/// description) and publish what was drawn,
-/// so `chromium --headless --dump-dom` can prove the SVG really rendered. The page does
-/// not depend on it.
+/// description) and publish what was drawn, and how the page fits the window (its scroll width,
+/// the tables that scroll sideways, what comes first),
+/// so `chromium --headless --dump-dom` can prove the SVG really rendered and the page fits a
+/// laptop screen. The page does not depend on it.
 const RENDER_CHECK_SCRIPT: &str = r#"
 window.addEventListener("load", function () {
   var charts = [];
@@ -235,6 +281,28 @@ window.addEventListener("load", function () {
   });
   var check = document.getElementById("render-check");
   if (check) { check.textContent = JSON.stringify(charts); }
+  // How the page fits the window: whether it scrolls sideways, which tables do, and what comes
+  // first — what a reader on a laptop meets before scrolling.
+  var root = document.documentElement;
+  var wide = [];
+  document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+    if (wrap.scrollWidth > wrap.clientWidth + 1) {
+      var caption = wrap.querySelector("caption");
+      wide.push(caption ? caption.textContent.slice(0, 60) : wrap.firstElementChild.className);
+    }
+  });
+  var first = document.querySelector("section");
+  var perTool = document.querySelector("table.per-tool");
+  var heatMap = Array.prototype.find.call(document.querySelectorAll("svg.chart"),
+    function (svg) { return svg.getAttribute("data-chart") === "confusion"; });
+  var layout = document.getElementById("layout-check");
+  if (layout) {
+    layout.textContent = JSON.stringify({ viewport: window.innerWidth,
+      scroll_width: root.scrollWidth, client_width: root.clientWidth, wide_tables: wide,
+      first_section: first ? first.id : null,
+      per_tool_top: perTool ? Math.round(perTool.getBoundingClientRect().top) : null,
+      heat_map_top: heatMap ? Math.round(heatMap.getBoundingClientRect().top) : null });
+  }
 });
 "#;
 

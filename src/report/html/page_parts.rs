@@ -89,6 +89,7 @@ impl PageParts {
             title: self.title.clone(),
             sections,
             manifest_json: self.manifest_json.clone(),
+            glossary: Vec::new(),
         }
     }
 }

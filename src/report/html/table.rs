@@ -1,12 +1,13 @@
 //! The tables: each `Table` as an HTML table with its caption, a header cell for every
-//! column, short rows padded, and a column right-aligned as a whole when all its cells read as
+//! column (with its glossary definition as a hover), short rows padded, and a column right-aligned as a whole when all its cells read as
 //! numbers.
 
 use super::escape;
+use super::glossary::definition_attribute;
 use crate::document::Table;
 use std::fmt::Write as _;
 
-pub fn table_html(table: &Table) -> String {
+pub fn table_html(table: &Table, glossary: &[(String, String)]) -> String {
     let columns = table
         .rows
         .iter()
@@ -42,7 +43,13 @@ pub fn table_html(table: &Table) -> String {
         out.push_str("<thead><tr>");
         for col in 0..columns {
             let text = table.header.get(col).map(String::as_str).unwrap_or("");
-            put!(out, "<th{}>{}</th>", class(col), escape(text));
+            put!(
+                out,
+                "<th{}{}>{}</th>",
+                class(col),
+                definition_attribute(text, glossary),
+                escape(text)
+            );
         }
         out.push_str("</tr></thead>\n");
     }
