@@ -185,6 +185,7 @@ mod tests {
         Toolset {
             name: "t".into(),
             description: None,
+            instructions: None,
             source: "t.toml".into(),
             variant: None,
             lint_allow: Vec::new(),
