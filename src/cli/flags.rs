@@ -135,7 +135,8 @@ pub struct LiveServerFlags {
     /// The folder the --stdio server starts in [default: this one].
     #[arg(long, value_name = "DIR", conflicts_with = "url")]
     pub cwd: Option<std::path::PathBuf>,
-    /// How long each request to the server may wait for its reply (`--timeout` for `import`).
+    /// How long each request to the server may wait for its reply. (`--timeout` is a model's
+    /// wait, in the commands that ask one: one flag, one meaning.)
     #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = parse_wait)]
     pub server_timeout: f64,
     /// Which revision of MCP to speak: probe the stateless 2026-07-28 with server/discover and fall

@@ -12,10 +12,6 @@ use std::path::PathBuf;
         .value_name("FILE")
         .help("Where to write the toolset, e.g. toolsets/github.json")),
     mut_arg("name", |a| a.help("The toolset's name [default: the output file's name]")),
-    // `import` talks to nothing but the server, so its wait is plain `--timeout`.
-    mut_arg("server_timeout", |a| a
-        .long("timeout")
-        .help("How long each request to the server may wait for its reply")),
 )]
 pub struct ImportOptions {
     #[command(flatten)]

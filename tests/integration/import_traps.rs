@@ -1,7 +1,7 @@
 //! `import` as people use it: the output's format follows its name (TOML for `.toml`, refused
 //! before any server starts for anything else); `--env`, `NAME=value` words and `--cwd` reach the
 //! server and no value reaches the file; a command that is not an MCP server fails within
-//! `--timeout` with its last standard-error lines and the log's path; the server's `instructions`
+//! `--server-timeout` with its last standard-error lines and the log's path; the server's `instructions`
 //! are kept, served back, and put in the system prompt by `run --server-instructions`.
 
 use serde_json::Value;
@@ -119,7 +119,15 @@ fn environment_and_folder_reach_the_server_and_no_value_reaches_the_file() {
     let line = line.replace(&format!("TOKEN={canary} "), "");
     let (code, _) = mcpick(
         dir.path(),
-        &["import", "--stdio", &line, "--timeout", "3", "-o", "f.json"],
+        &[
+            "import",
+            "--stdio",
+            &line,
+            "--server-timeout",
+            "3",
+            "-o",
+            "f.json",
+        ],
     );
     assert_eq!(code, 2);
 }
@@ -134,7 +142,7 @@ fn a_command_that_is_not_a_server_fails_within_the_timeout_showing_its_stderr() 
             "import",
             "--stdio",
             "sh -c 'echo booting >&2; echo listening on port 3000 >&2; sleep 60'",
-            "--timeout",
+            "--server-timeout",
             "2",
             "-o",
             "toolsets/web.json",
