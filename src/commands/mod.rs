@@ -2,7 +2,6 @@
 //! the writer it is given (stdout in the binary, a buffer in tests). Exit codes are decided here.
 
 mod compare;
-mod compare_json;
 mod draft;
 mod explain;
 mod import;

@@ -43,11 +43,25 @@ fn a_captured_tools_list_loads_and_serialises_back_verbatim() {
         .flat_map(|f| &f.diagnostics)
         .map(|d| d.to_string())
         .collect();
-    // The output schema is declared but a capture has no behaviour: that is reported, not ignored.
+    // The output schema is declared but a capture has no behaviour: that is reported, not ignored,
+    // and the tool answers as `import` would have made it (a plain tools/list result loads).
     assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(
-        problems[0].contains("declares an outputSchema but has no behavior"),
+        problems[0]
+            .contains("warning: tool \"get_weather\" declares an outputSchema but has no behavior"),
         "{problems:#?}"
+    );
+    assert!(!workspace.has_errors());
+    let get_weather = &workspace.toolsets[0].tools[0];
+    assert_eq!(
+        serde_json::to_value(get_weather).unwrap(),
+        tools[0],
+        "served as captured"
+    );
+    assert!(
+        matches!(&get_weather.behavior.default, Response::Structured(s) if s.is_object()),
+        "{:?}",
+        get_weather.behavior.default
     );
 
     let mut without_output = tools.clone();

@@ -172,7 +172,7 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         let span = find_json_name(&source.text, written_name, *nth)
             .or_else(|| find_json_key(&source.text, "tools", 0));
         // A plain `tools/list` result has no `behavior`: a tool that must answer with structured
-        // content gets what `import` would have given it, and a note saying so.
+        // content gets what `import` would have given it, with a warning.
         let raw = &without_missing_behavior(raw, span.as_ref(), source, &mut diagnostics);
         match serde_json::from_value::<ToolSpec>(raw.clone()) {
             Ok(spec) => result_tools.extend(checker.tool(spec, span, &mut diagnostics)),
@@ -224,7 +224,9 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
     Loaded::finish(toolset, diagnostics)
 }
 
-/// `raw` with a simulated `behavior` when it declares an `outputSchema` and has none.
+/// `raw` with a simulated `behavior` when it declares an `outputSchema` and has none — what
+/// `import` gives it — and a warning saying so: reported, not ignored, and not a reason to refuse a
+/// plain `tools/list` result.
 fn without_missing_behavior(
     raw: &Value,
     span: Option<&Range<usize>>,
@@ -234,14 +236,16 @@ fn without_missing_behavior(
     if raw.get("outputSchema").is_none() || raw.get("behavior").is_some() {
         return raw.clone();
     }
-    let mut notes = Vec::new();
-    let tool = crate::simulated_answer::with_simulated_answer(raw.clone(), &mut notes);
-    for note in notes {
-        diagnostics.push(source.warning(span, format!("{note} (it had no `behavior`)")).help(
-            "a plain tools/list result is read as `mcpick import` would write it; add `behavior` to the tool to answer as the server does",
-        ));
-    }
-    tool
+    let name = raw.get("name").and_then(Value::as_str).unwrap_or("");
+    diagnostics.push(
+        source
+            .warning(
+                span,
+                format!("tool {name:?} declares an outputSchema but has no behavior: it answers with structured output built from the schema, as `mcpick import` gives it"),
+            )
+            .help("add `behavior` with `structured` content to the tool to answer as the server does"),
+    );
+    crate::simulated_answer::with_simulated_answer(raw.clone(), &mut Vec::new())
 }
 
 /// Each `lint.allow` entry must name a lint rule (a tool it names need not exist: an allowance

@@ -5,7 +5,7 @@
 //! the confusions that fall outside the drawing are listed in a table beneath it.
 
 use super::escape;
-use super::glossary::definition_attribute;
+use super::header_definition::definition_attribute;
 use super::svg::{coord, open_chart, text_width, truncate};
 use crate::document::ConfusionCounts;
 use std::collections::BTreeMap;

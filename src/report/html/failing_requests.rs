@@ -4,7 +4,7 @@
 //! text in the hover), so the table never widens the page.
 
 use super::escape;
-use super::glossary::definition_attribute;
+use super::header_definition::definition_attribute;
 use super::per_tool::breakable;
 use super::svg::truncate;
 use crate::document::FailingRequestsView;

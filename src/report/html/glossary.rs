@@ -1,22 +1,12 @@
-//! The page's column definitions: a header cell whose text is a glossary term carries the term's
-//! definition as a hover (`title`, underlined dotted so a reader sees there is one), and the page
-//! ends with the glossary of the terms its headers use, in the glossary's order. The definitions
-//! come with the page (`ReportPage::glossary`); this only places them.
+//! The page's glossary: it ends with the terms its headers use, in the glossary's order (each header
+//! also carries its term's definition as a hover, `header_definition`, underlined dotted so a
+//! reader sees there is one). The definitions come with the page (`ReportPage::glossary`); this
+//! only places them.
 
 use super::escape;
 use crate::document::{Chart, Part, Section};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-
-/// ` title="…"` for a header cell whose text the glossary defines, else nothing.
-pub fn definition_attribute(header: &str, glossary: &[(String, String)]) -> String {
-    glossary
-        .iter()
-        .find(|(term, _)| term == header)
-        .map_or(String::new(), |(_, meaning)| {
-            format!(" title=\"{}\"", escape(meaning))
-        })
-}
 
 /// Every header text the sections' tables show.
 fn headers_shown(sections: &[Section]) -> BTreeSet<&str> {

@@ -31,6 +31,7 @@ mod confusion;
 mod curve;
 mod failing_requests;
 mod glossary;
+mod header_definition;
 mod latency;
 #[cfg(test)]
 mod page_parts;

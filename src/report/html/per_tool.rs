@@ -4,7 +4,7 @@
 //! than widen the table, so three series over 25 tools fit a 1,400-pixel screen.
 
 use super::escape;
-use super::glossary::definition_attribute;
+use super::header_definition::definition_attribute;
 use crate::document::{ToolPicksCell, ToolPicksView};
 use std::fmt::Write as _;
 

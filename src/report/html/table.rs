@@ -3,7 +3,7 @@
 //! numbers.
 
 use super::escape;
-use super::glossary::definition_attribute;
+use super::header_definition::definition_attribute;
 use crate::document::Table;
 use std::fmt::Write as _;
 
