@@ -311,6 +311,24 @@ fn a_drafter_that_answers_garbage_or_hangs_stops_the_draft_with_nothing_written(
 }
 
 #[test]
+fn a_toolset_named_through_another_path_is_drafted_for_to_the_end() {
+    // From inside a workspace whose `toolsets/` holds the toolset, named by a path through its
+    // parent: one file, one toolset, through every step to the suite written and loaded.
+    let provider = DrafterProvider::start(scripts(), Duration::ZERO);
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir_all(ws.join("toolsets")).unwrap();
+    std::fs::write(ws.join("toolsets/mini.toml"), TOOLSET).unwrap();
+    let mut args = draft_args(&provider, &["--per-tool", "3", "--pairs", "--no-call", "3"]);
+    args[1] = "../ws/toolsets/mini.toml";
+    let (output, text) = mcpick(&ws, &args);
+    assert!(output.status.success(), "{text}");
+    assert!(!text.contains("already used by"), "{text}");
+    let (output, text) = mcpick(&ws, &["validate", "drafted/suite.toml"]);
+    assert!(output.status.success(), "{text}");
+}
+
+#[test]
 fn a_draft_stopped_by_failing_asks_resumes_with_the_others_first() {
     // The three tools' asks fail; the pairs' and the no-call asks answer.
     let mut scripts = scripts();
