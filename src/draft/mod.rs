@@ -18,6 +18,7 @@ mod journal;
 pub mod leakage;
 mod output;
 mod support;
+mod written_forms;
 
 pub use asks::AskCounts;
 pub use duplicates::NEAR_DUPLICATE_COSINE;

@@ -1,12 +1,15 @@
 //! Whether a drafted request supports its expected call, checked by code: the arguments validate
 //! against the tool's `inputSchema` (compiled as the MCP server compiles it), and every literal
 //! value in them is one the request states — a string found in it (case and spacing aside), a
-//! number written in it (in digits, or as an English word up to twenty) — or one the schema offers
+//! number written in it (in digits, or as an English word up to twenty), a date or time of day
+//! written as people write them (`written_forms`: "15th Jan 2023" for 2023-01-15, "3pm" for
+//! 15:00) — or one the schema offers
 //! (an `enum` or `const` value, a `default`, a boolean), which a request implies without quoting
 //! it. An answer the request does not support would make the task wrong, so such a candidate is
 //! dropped. Then the expected call's matchers: a value that is the parameter's default and is not
 //! in the request may also be omitted (`[value, ""]`). Pure.
 
+use super::written_forms::written_forms;
 use crate::registry::compile_object_schema;
 use serde_json::{Map, Value, json};
 
@@ -112,7 +115,10 @@ fn stated(text: &str, value: &Value) -> bool {
     match value {
         Value::String(s) => {
             let wanted = normalise(s);
-            !wanted.is_empty() && contains_words(text, &wanted)
+            (!wanted.is_empty() && contains_words(text, &wanted))
+                || written_forms(s)
+                    .iter()
+                    .any(|form| contains_words(text, form))
         }
         Value::Number(n) => {
             let Some(x) = n.as_f64() else { return false };
@@ -274,6 +280,31 @@ mod tests {
             check_call("Oslo red", &schema(), &call),
             Err(Unsupported::Schema(_))
         ));
+    }
+
+    #[test]
+    fn dates_and_times_written_as_people_write_them_are_stated() {
+        let schema = json!({"type": "object", "properties": {
+            "date": {"type": "string", "format": "date"},
+            "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"}}});
+        let call = args(json!({"date": "2023-01-15", "time": "15:00"}));
+        assert_eq!(
+            check_call(
+                "What was the weather on 15th Jan 2023 at 3pm?",
+                &schema,
+                &call
+            ),
+            Ok(())
+        );
+        assert!(
+            check_call(
+                "What was the weather on 16th Jan 2023 at 3pm?",
+                &schema,
+                &call
+            )
+            .is_err()
+        );
+        assert!(check_call("weather on 15th Jan at 3pm", &schema, &call).is_err());
     }
 
     #[test]
