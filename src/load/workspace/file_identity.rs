@@ -10,8 +10,8 @@ pub fn file_key(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| lexical(path))
 }
 
-/// Removes `.` and `..` components without asking the disk.
-fn lexical(path: &Path) -> PathBuf {
+/// Removes `.` and `..` components without asking the disk: how a file is named in reports.
+pub fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {

@@ -3,7 +3,8 @@
 //! toolset a variant or suite names loaded from disk when it was not among them; one report per
 //! file.
 
-use super::file_identity::file_key;
+use super::file_identity::{file_key, lexical};
+use super::toolset_search::toolset_file;
 use super::{FileKind, FileReport, Workspace};
 use crate::load::Diagnostic;
 use crate::load::source::SourceText;
@@ -67,7 +68,7 @@ impl Loader {
             }
         } else if path.exists() {
             if self.seen.insert(file_key(path)) {
-                self.found.push(normalize(path));
+                self.found.push(lexical(path));
             }
         } else {
             self.unreadable
@@ -191,38 +192,8 @@ impl Loader {
         {
             return Ok(i);
         }
-        let dir = near.parent().unwrap_or(Path::new("."));
-        let folders = [
-            dir.to_path_buf(),
-            dir.join(".."),
-            dir.join("../toolsets"),
-            PathBuf::from("toolsets"),
-        ];
-        let candidates: Vec<PathBuf> = if is_path {
-            vec![dir.join(reference)]
-        } else {
-            let mut c = Vec::new();
-            for base in &folders {
-                for ext in ["toml", "json"] {
-                    c.push(base.join(format!("{reference}.{ext}")));
-                }
-            }
-            c
-        };
-        // The suite's own file is never its toolset (`tasks/fs.toml` naming toolset "fs").
-        let own = file_key(near);
-        let found = candidates
-            .iter()
-            .find(|p| p.is_file() && file_key(p) != own)
-            .cloned();
-        // A toolset whose `name` differs from its file's: `run` finds it among the files of
-        // `toolsets/` it loads; a command given only the suite looks in the same folders.
-        let found = found.or_else(|| {
-            (!is_path)
-                .then(|| declaring_file(&folders, reference, near))
-                .flatten()
-        });
-        let Some(path) = found.map(|p| normalize(&p)) else {
+        let found = toolset_file(reference, is_path, near);
+        let Some(path) = found.map(|p| lexical(&p)) else {
             let loaded: Vec<&str> = self
                 .workspace
                 .toolsets
@@ -473,31 +444,6 @@ fn classify(source: &SourceText) -> Parsed {
     }
 }
 
-/// The first toolset file in `folders` (other than `near`, the file asking) whose top-level `name`
-/// is `name`.
-fn declaring_file(folders: &[PathBuf], name: &str, near: &Path) -> Option<PathBuf> {
-    let declared = |path: &Path| -> Option<String> {
-        let text = std::fs::read_to_string(path).ok()?;
-        let value = match path.extension()?.to_str()? {
-            "json" => serde_json::from_str::<serde_json::Value>(&text).ok()?,
-            "toml" => serde_json::to_value(toml::from_str::<toml::Table>(&text).ok()?).ok()?,
-            _ => return None,
-        };
-        Some(value.get("name")?.as_str()?.to_string())
-    };
-    folders.iter().find_map(|folder| {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
-            .ok()?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        files
-            .into_iter()
-            .find(|p| file_key(p) != file_key(near) && declared(p).as_deref() == Some(name))
-    })
-}
-
 fn unreadable(path: &Path, reason: &str) -> FileReport {
     FileReport {
         path: path.to_path_buf(),
@@ -508,19 +454,4 @@ fn unreadable(path: &Path, reason: &str) -> FileReport {
                 .help("check the path; `mcpick list` shows the files mcpick finds"),
         ],
     }
-}
-
-/// Removes `.` and `..` components so one file has one name however it was reached.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir if out.file_name().is_some() => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }

@@ -3,12 +3,15 @@
 //! report per file. A file that fails never stops the others from being checked.
 //!
 //! This file holds what a load produced (the workspace, its reports and totals); `loader` finds
-//! the files, loads them in dependency order and resolves their references; `worded_toolset` is
-//! the one rule for which toolset and variant a name means.
+//! the files, loads them in dependency order and resolves their references (`toolset_search`:
+//! where a suite's toolset is looked for; `file_identity`: when two paths are one file);
+//! `needed_files` which files' errors a command must stop for; `worded_toolset` is the one rule
+//! for which toolset and variant a name means.
 
 mod file_identity;
 mod loader;
 mod needed_files;
+mod toolset_search;
 mod worded_toolset;
 
 pub use worded_toolset::{NotLoaded, WordedToolset, looks_like_path};
