@@ -4,21 +4,56 @@
 //! check's normalised text sees it (lower case, punctuation as spaces). A date without its year
 //! ("on March 3rd") is not a form: the year would be the model's guess, and the task's. Which day
 //! "tomorrow" is depends on a date the request does not state, so relative days are not forms
-//! either. English month names only.
+//! either. Month names in English, Spanish, French, German, Italian and Portuguese.
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
+/// Month names, January first, in the languages the shipped suites' requests are written in
+/// (English, Spanish, French, German, Italian, Portuguese), as normalised text has them (lower
+/// case; accents kept).
+const MONTHS: [[&str; 6]; 12] = [
+    [
+        "january", "enero", "janvier", "januar", "gennaio", "janeiro",
+    ],
+    [
+        "february",
+        "febrero",
+        "février",
+        "februar",
+        "febbraio",
+        "fevereiro",
+    ],
+    ["march", "marzo", "mars", "märz", "marzo", "março"],
+    ["april", "abril", "avril", "april", "aprile", "abril"],
+    ["may", "mayo", "mai", "mai", "maggio", "maio"],
+    ["june", "junio", "juin", "juni", "giugno", "junho"],
+    ["july", "julio", "juillet", "juli", "luglio", "julho"],
+    ["august", "agosto", "août", "august", "agosto", "agosto"],
+    [
+        "september",
+        "septiembre",
+        "septembre",
+        "september",
+        "settembre",
+        "setembro",
+    ],
+    [
+        "october", "octubre", "octobre", "oktober", "ottobre", "outubro",
+    ],
+    [
+        "november",
+        "noviembre",
+        "novembre",
+        "november",
+        "novembre",
+        "novembro",
+    ],
+    [
+        "december",
+        "diciembre",
+        "décembre",
+        "dezember",
+        "dicembre",
+        "dezembro",
+    ],
 ];
 
 /// The normalised ways of writing `value` when it is an ISO date (`YYYY-MM-DD`) or a time of day
@@ -67,11 +102,17 @@ fn ordinal(d: u32) -> String {
 }
 
 fn date_forms(y: u32, m: u32, d: u32) -> Vec<String> {
-    let month = MONTHS[m as usize - 1];
-    let mut names = vec![month.to_string(), month[..3].to_string()];
+    let english = MONTHS[m as usize - 1][0];
+    let mut names: Vec<String> = MONTHS[m as usize - 1]
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+    names.push(english[..3].to_string());
     if m == 9 {
         names.push("sept".into());
     }
+    names.sort();
+    names.dedup();
     let days = [d.to_string(), format!("{d:02}"), ordinal(d)];
     let years = [y.to_string(), format!("{:02}", y % 100)];
     let mut forms = vec![format!("{y} {m:02} {d:02}")];
@@ -81,6 +122,8 @@ fn date_forms(y: u32, m: u32, d: u32) -> Vec<String> {
                 forms.push(format!("{day} {name} {year}"));
                 forms.push(format!("{day} of {name} {year}"));
                 forms.push(format!("{name} {day} {year}"));
+                // "15 de enero de 2023", "15 de janeiro de 2023".
+                forms.push(format!("{day} de {name} de {year}"));
             }
         }
     }
@@ -115,6 +158,7 @@ fn time_forms(h: u32, m: u32) -> Vec<String> {
     }
     if m == 0 {
         forms.push(format!("{h}h"));
+        forms.push(format!("{h} uhr"));
         // "3 o'clock".
         forms.push(format!("{twelve} o clock"));
         match h {
@@ -152,6 +196,9 @@ mod tests {
             assert!(has("2023-01-15", form), "{form}");
         }
         assert!(has("2026-09-02", "2nd sept 2026"));
+        assert!(has("2023-01-15", "15 de enero de 2023") && has("2023-07-15", "15 juillet 2023"));
+        assert!(has("2023-04-10", "10 04 2023"), "10.04.2023");
+        assert!(has("2023-03-01", "1 märz 2023"));
         assert!(has("2026-11-11", "11th nov 2026"), "11th, not 11st");
         assert!(!has("2023-01-15", "15 january"), "no year, no date");
         assert!(written_forms("2023-13-01").is_empty());
@@ -160,7 +207,7 @@ mod tests {
 
     #[test]
     fn times_as_people_write_them() {
-        for form in ["15 00", "3pm", "3 pm", "3 p m", "15h"] {
+        for form in ["15 00", "3pm", "3 pm", "3 p m", "15h", "15 uhr"] {
             assert!(has("15:00", form), "{form}");
         }
         for form in ["9 30am", "9 30 am", "09 30", "9h30"] {
