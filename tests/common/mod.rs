@@ -13,6 +13,24 @@ pub mod suggestible_provider;
 pub mod swayed_provider;
 pub mod written_files;
 
+/// Runs the mcpick under test in `dir` with `args` (and `env` set on top of the test's own):
+/// its exit code, and its stdout followed by its stderr.
+pub fn mcpick_in(
+    dir: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> (i32, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpick"))
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.code().unwrap_or(-1), text)
+}
+
 /// The records of a run folder's `trials.jsonl`, each line parsed (a line that does not parse
 /// fails the test).
 pub fn read_trials(folder: &std::path::Path) -> Vec<serde_json::Value> {

@@ -6,7 +6,6 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn peers() -> PathBuf {
@@ -30,14 +29,7 @@ fn everything() -> String {
 }
 
 fn mcpick(dir: &Path, args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    (output.status.code().unwrap_or(-1), text)
+    crate::common::mcpick_in(dir, args, &[])
 }
 
 #[test]

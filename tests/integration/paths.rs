@@ -4,17 +4,9 @@
 //! through two paths is one toolset.
 
 use std::path::Path;
-use std::process::Command;
 
 fn mcpick(dir: &Path, args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    (output.status.code().unwrap_or(-1), text)
+    crate::common::mcpick_in(dir, args, &[])
 }
 
 const DOCS_TOOLSET: &str = r#"{"format": 1, "name": "docs", "tools": [

@@ -7,7 +7,6 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// (toolset name, package, arguments after the server's script).
 const SERVERS: [(&str, &str, &[&str]); 8] = [
@@ -62,16 +61,8 @@ fn server_command(package: &str, args: &[&str]) -> String {
 }
 
 fn mcpick(dir: &Path, args: &[&str]) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpick"))
-        .args(args)
-        .current_dir(dir)
-        // desktop-commander keeps its settings under the home folder: keep them in the test's.
-        .env("HOME", dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    (output.status.code().unwrap_or(-1), text)
+    // desktop-commander keeps its settings under the home folder: keep them in the test's.
+    crate::common::mcpick_in(dir, args, &[("HOME", dir)])
 }
 
 fn tools_of(path: &Path) -> Vec<Value> {
