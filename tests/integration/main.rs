@@ -17,6 +17,7 @@ mod experiments;
 mod explain;
 mod filesystem_server;
 mod formats;
+mod github_action;
 mod golden_runs;
 mod hosted_backends;
 mod hostile_folders;
