@@ -236,12 +236,12 @@ impl Runner {
                 record.push((id, "not reached"));
                 continue;
             }
-            if let Some(condition) = step["if"].as_str() {
-                if !self.condition(condition) {
-                    log.push_str(&format!("== {id}: skipped (if: {condition})\n"));
-                    record.push((id, "skipped"));
-                    continue;
-                }
+            if let Some(condition) = step["if"].as_str()
+                && !self.condition(condition)
+            {
+                log.push_str(&format!("== {id}: skipped (if: {condition})\n"));
+                record.push((id, "skipped"));
+                continue;
             }
             if let Some(uses) = step["uses"].as_str() {
                 log.push_str(&format!(
