@@ -928,3 +928,93 @@ fn the_action_scripts_pass_shellcheck() {
     let output = Command::new(&shellcheck).arg(&bad).output().unwrap();
     assert!(!output.status.success(), "shellcheck passed an unquoted $1");
 }
+
+#[test]
+fn the_install_step_downloads_checks_and_unpacks_the_release_asset() {
+    // install.sh on its own (the end-to-end tests give it the built mcpick, so it installs
+    // nothing): a release asset served from a file:// URL, named by the default pattern's
+    // placeholders, the version read from the action's Cargo.toml and the repository from the
+    // action's folder, as GitHub lays it out (.../_actions/OWNER/REPO/REF).
+    let dir = tempfile::tempdir().unwrap();
+    let action_path = dir.path().join("_actions/acme/mcpick/v1");
+    std::fs::create_dir_all(&action_path).unwrap();
+    std::fs::write(
+        action_path.join("Cargo.toml"),
+        "[package]\nname = \"mcpick\"\nversion = \"9.8.7\"\n",
+    )
+    .unwrap();
+    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let release = dir.path().join("releases/acme/mcpick");
+    let staging = dir.path().join("staging/mcpick-9.8.7");
+    std::fs::create_dir_all(&release).unwrap();
+    std::fs::create_dir_all(&staging).unwrap();
+    std::fs::write(staging.join("mcpick"), "#!/bin/sh\necho 'mcpick 9.8.7'\n").unwrap();
+    Command::new("chmod")
+        .args(["+x", staging.join("mcpick").to_str().unwrap()])
+        .status()
+        .unwrap();
+    let asset = release.join(format!("mcpick-9.8.7-{target}.tar.gz"));
+    let tar = Command::new("tar")
+        .args(["-czf", asset.to_str().unwrap(), "-C"])
+        .arg(dir.path().join("staging"))
+        .arg("mcpick-9.8.7")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let sha256 = String::from_utf8(
+        Command::new("sha256sum")
+            .arg(&asset)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .split_whitespace()
+    .next()
+    .unwrap()
+    .to_string();
+    let pattern = format!(
+        "file://{}/releases/{{repo}}/mcpick-{{version}}-{{target}}.tar.gz",
+        dir.path().display()
+    );
+    let install = |sha: &str, temp: &str| {
+        let temp = dir.path().join(temp);
+        std::fs::create_dir_all(&temp).unwrap();
+        let output_file = temp.join("output");
+        std::fs::write(&output_file, "").unwrap();
+        let output = Command::new("bash")
+            .arg(root().join("deploy/action/install.sh"))
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("RUNNER_TEMP", &temp)
+            .env("ACTION_PATH", &action_path)
+            .env("INPUT_INSTALL", "release")
+            .env("INPUT_RELEASE_URL", &pattern)
+            .env("INPUT_RELEASE_SHA256", sha)
+            .env("GITHUB_OUTPUT", &output_file)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        (
+            output.status.success(),
+            text,
+            parse_assignments(&output_file),
+        )
+    };
+    let (ok, text, outputs) = install(&sha256, "right");
+    assert!(ok, "{text}");
+    assert_eq!(outputs["version"], "9.8.7", "{text}");
+    let bin = PathBuf::from(&outputs["bin"]);
+    assert!(bin.starts_with(dir.path().join("right")), "{bin:?}");
+    let answer = Command::new(&bin).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&answer.stdout).trim(),
+        "mcpick 9.8.7"
+    );
+
+    // A download whose SHA-256 is not the one given is refused.
+    let (ok, text, outputs) = install(&"0".repeat(64), "wrong");
+    assert!(!ok, "{text}");
+    assert!(!outputs.contains_key("bin"), "{text}");
+}
