@@ -4,7 +4,7 @@
 //! so with `mut_arg` on its own options; the definition stays here. `commands::resolve` turns these
 //! groups into the settings the library takes.
 
-use super::values::{parse_dollars, parse_env_assignment, parse_wait};
+use super::values::{parse_dollars, parse_env_assignment, parse_input_source, parse_wait};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -123,11 +123,20 @@ impl VariantsFlag {
 pub struct LiveServerFlags {
     /// Start this MCP server command and speak MCP over its stdin/stdout, e.g. "node server.js
     /// --stdio" or "npx @modelcontextprotocol/server-filesystem /tmp".
-    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with = "url")]
+    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with_all = ["url", "mcp_config"])]
     pub stdio: Option<String>,
     /// Connect to this Streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "mcp_config")]
     pub url: Option<String>,
+    /// The server as a client's config file describes it: Claude Desktop's
+    /// claude_desktop_config.json, Claude Code's .mcp.json, Cursor's .cursor/mcp.json, VS Code's
+    /// .vscode/mcp.json, or a registry server.json; #NAME picks one of its servers.
+    #[arg(long, value_name = "FILE[#NAME]")]
+    pub mcp_config: Option<crate::import::client_config::ConfigChoice>,
+    /// Where a config's prompted input comes from (repeatable): --input api-key=MY_KEY fills
+    /// ${input:api-key} from $MY_KEY [default: $MCPICK_INPUT_<ID>, the id upper-cased].
+    #[arg(long = "input", value_name = "ID=VAR", requires = "mcp_config", value_parser = parse_input_source)]
+    pub inputs: Vec<(String, String)>,
     /// Set a variable for the --stdio server (repeatable), e.g. --env API_KEY=$API_KEY; its value
     /// reaches the server only, never a file. `NAME=value` words before the command work too.
     #[arg(long = "env", value_name = "NAME=VALUE", conflicts_with = "url", value_parser = parse_env_assignment)]
