@@ -8,12 +8,12 @@ use crate::cli::{
     BackendsFlag, BudgetFlag, DistractorChoice, EraChoice, HostedFlags, LiveServerFlags,
     ModelFlags, OutFlag, ProfilesFlag, RunOptions,
 };
-use serde_json::json;
 use crate::import::client_config::{ConfigChoice, ConfigFile, Environment};
 use crate::import::live_server::{ChosenServer, HttpServer, ServerSource};
 use crate::import::server_command::StdioServer;
 use crate::mcp::client::Negotiation;
 use crate::settings::{BatchMode, Distractors, RunSettings};
+use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -14,7 +14,11 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// The server `entry` (at key path `place`) describes.
-pub fn client_server(entry: &Value, place: &str, env: &Environment) -> Result<ServerSource, String> {
+pub fn client_server(
+    entry: &Value,
+    place: &str,
+    env: &Environment,
+) -> Result<ServerSource, String> {
     let entry = entry
         .as_object()
         .ok_or_else(|| format!("{place}: a server is an object with `command` or `url`"))?;
@@ -23,7 +27,11 @@ pub fn client_server(entry: &Value, place: &str, env: &Environment) -> Result<Se
         Some(Value::String(kind)) => Some(kind.as_str()),
         Some(_) => return Err(format!("{place}.type: a string (stdio, http or sse)")),
     };
-    let transport = match (kind, entry.contains_key("command"), entry.contains_key("url")) {
+    let transport = match (
+        kind,
+        entry.contains_key("command"),
+        entry.contains_key("url"),
+    ) {
         (Some("stdio"), ..) | (None, true, _) => None,
         (Some("http" | "streamable-http" | "streamableHttp"), ..) | (None, false, true) => {
             Some(HttpTransport::Streamable)
@@ -70,7 +78,9 @@ fn stdio_server(
         Some(_) => return Err(format!("{place}.args: a list of strings")),
     }
     let cwd = match string_at(entry, "cwd", place)? {
-        Some(cwd) => env.workspace.join(env.expand(cwd, &format!("{place}.cwd"))?),
+        Some(cwd) => env
+            .workspace
+            .join(env.expand(cwd, &format!("{place}.cwd"))?),
         None => env.workspace.clone(),
     };
     // A program named by a relative path is the workspace's, as the client starts it there.
@@ -166,9 +176,9 @@ fn env_file(file: &PathBuf, place: &str) -> Result<Vec<(String, String)>, String
             continue;
         }
         let line = line.strip_prefix("export ").unwrap_or(line);
-        let (name, value) = line.split_once('=').ok_or_else(|| {
-            format!("{}:{}: not NAME=value", file.display(), i + 1)
-        })?;
+        let (name, value) = line
+            .split_once('=')
+            .ok_or_else(|| format!("{}:{}: not NAME=value", file.display(), i + 1))?;
         let value = value.trim();
         let unquoted = value
             .strip_prefix('"')

@@ -125,12 +125,16 @@ impl Environment {
             None => (inside, None),
         };
         if !is_variable_name(name) {
-            return Err(format!("{place}: ${{{inside}}} is not a variable mcpick knows"));
+            return Err(format!(
+                "{place}: ${{{inside}}} is not a variable mcpick knows"
+            ));
         }
         match (self.variable(name), default) {
             (Some(value), _) => Ok(value.to_string()),
             (None, Some(default)) => Ok(default.to_string()),
-            (None, None) => Err(format!("{place}: ${{{name}}} is not set in the environment")),
+            (None, None) => Err(format!(
+                "{place}: ${{{name}}} is not set in the environment"
+            )),
         }
     }
 }
@@ -194,11 +198,25 @@ mod tests {
     fn what_cannot_be_filled_is_named() {
         let env = environment();
         let missing = env.expand("${NOPE}", "mcpServers.a.env.X").unwrap_err();
-        assert!(missing.contains("mcpServers.a.env.X") && missing.contains("${NOPE}"), "{missing}");
+        assert!(
+            missing.contains("mcpServers.a.env.X") && missing.contains("${NOPE}"),
+            "{missing}"
+        );
         let input = env.expand("${input:api-key}", "p").unwrap_err();
         assert!(input.contains("MCPICK_INPUT_API_KEY"), "{input}");
-        assert!(env.expand("${command:pick}", "p").unwrap_err().contains("client itself"));
-        assert!(env.expand("${unclosed", "p").unwrap_err().contains("closing"));
-        assert_eq!(input_variable("perplexity-key"), "MCPICK_INPUT_PERPLEXITY_KEY");
+        assert!(
+            env.expand("${command:pick}", "p")
+                .unwrap_err()
+                .contains("client itself")
+        );
+        assert!(
+            env.expand("${unclosed", "p")
+                .unwrap_err()
+                .contains("closing")
+        );
+        assert_eq!(
+            input_variable("perplexity-key"),
+            "MCPICK_INPUT_PERPLEXITY_KEY"
+        );
     }
 }

@@ -82,9 +82,8 @@ impl ConfigFile {
     pub fn read(path: &Path) -> Result<ConfigFile, String> {
         let shown = path.display();
         let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
-        let value: Value = serde_json::from_str(&jsonc::strip_comments(&text)).map_err(|e| {
-            format!("{shown}:{}:{}: not JSON: {e}", e.line(), e.column())
-        })?;
+        let value: Value = serde_json::from_str(&jsonc::strip_comments(&text))
+            .map_err(|e| format!("{shown}:{}:{}: not JSON: {e}", e.line(), e.column()))?;
         let Value::Object(mut document) = value else {
             return Err(format!("{shown}: an MCP config is a JSON object"));
         };
@@ -95,7 +94,10 @@ impl ConfigFile {
             document = mcp.clone();
         }
         let (shape, entries) = if let Some(servers) = document.get("mcpServers") {
-            (ConfigShape::McpServers, names(servers, "mcpServers", &shown)?)
+            (
+                ConfigShape::McpServers,
+                names(servers, "mcpServers", &shown)?,
+            )
         } else if let Some(servers) = document.get("servers") {
             (ConfigShape::VsCode, names(servers, "servers", &shown)?)
         } else if document.contains_key("packages") || document.contains_key("remotes") {
@@ -138,7 +140,9 @@ impl ConfigFile {
             .unwrap_or(Path::new("."));
         let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
         match folder.file_name().and_then(|n| n.to_str()) {
-            Some(".vscode" | ".cursor") => folder.parent().map_or(folder.clone(), Path::to_path_buf),
+            Some(".vscode" | ".cursor") => {
+                folder.parent().map_or(folder.clone(), Path::to_path_buf)
+            }
             _ => folder,
         }
     }
@@ -186,7 +190,11 @@ impl ConfigFile {
 }
 
 /// The names of the servers in the object at `key`, with their key paths.
-fn names(servers: &Value, key: &str, shown: &impl std::fmt::Display) -> Result<Vec<(String, String)>, String> {
+fn names(
+    servers: &Value,
+    key: &str,
+    shown: &impl std::fmt::Display,
+) -> Result<Vec<(String, String)>, String> {
     let servers = servers
         .as_object()
         .ok_or_else(|| format!("{shown}: `{key}` is an object of servers by name"))?;

@@ -12,18 +12,10 @@ use super::expand::{Environment, input_variable};
 use crate::import::live_server::{HttpServer, ServerSource};
 use crate::import::server_command::{ConfiguredWords, StdioServer};
 use crate::mcp::client::{HttpEndpoint, HttpTransport};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// What the registry says of the server, kept in the imported toolset.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RegistryEntry {
-    pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-}
+pub type RegistryEntry = crate::model::RegistryListing;
 
 /// The registry entry of a `server.json` document.
 pub fn registry_entry(document: &Map<String, Value>) -> Result<RegistryEntry, String> {
@@ -33,7 +25,10 @@ pub fn registry_entry(document: &Map<String, Value>) -> Result<RegistryEntry, St
         .ok_or("name is missing: a server.json names its server (`io.github.owner/server`)")?;
     Ok(RegistryEntry {
         name: name.to_string(),
-        version: document.get("version").and_then(Value::as_str).map(str::to_string),
+        version: document
+            .get("version")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         description: document
             .get("description")
             .and_then(Value::as_str)
@@ -47,8 +42,15 @@ pub fn registry_entry(document: &Map<String, Value>) -> Result<RegistryEntry, St
 pub fn entry_names(document: &Map<String, Value>) -> Vec<(String, String)> {
     let mut names: Vec<(String, String)> = Vec::new();
     let mut add = |base: &str, place: String| {
-        let taken = names.iter().filter(|(n, _)| n == base || n.starts_with(&format!("{base}-"))).count();
-        let name = if taken == 0 { base.to_string() } else { format!("{base}-{}", taken + 1) };
+        let taken = names
+            .iter()
+            .filter(|(n, _)| n == base || n.starts_with(&format!("{base}-")))
+            .count();
+        let name = if taken == 0 {
+            base.to_string()
+        } else {
+            format!("{base}-{}", taken + 1)
+        };
         names.push((name, place));
     };
     for (i, package) in array(document, "packages").iter().enumerate() {
@@ -106,11 +108,18 @@ struct Filled {
     shown: String,
 }
 
-fn package(entry: &Map<String, Value>, place: &str, env: &Environment) -> Result<StdioServer, String> {
+fn package(
+    entry: &Map<String, Value>,
+    place: &str,
+    env: &Environment,
+) -> Result<StdioServer, String> {
     let kind = required(entry, "registryType", place)?;
     let identifier = required(entry, "identifier", place)?;
     let version = entry.get("version").and_then(Value::as_str);
-    if let Some(transport) = entry.get("transport").and_then(|t| t.get("type")).and_then(Value::as_str)
+    if let Some(transport) = entry
+        .get("transport")
+        .and_then(|t| t.get("type"))
+        .and_then(Value::as_str)
         && transport != "stdio"
     {
         return Err(format!(
@@ -118,9 +127,13 @@ fn package(entry: &Map<String, Value>, place: &str, env: &Environment) -> Result
         ));
     }
     let pinned = |separator: &str| -> Result<String, String> {
-        let version = version.ok_or_else(|| format!("{place}.version is missing: a {kind} package is started pinned"))?;
+        let version = version.ok_or_else(|| {
+            format!("{place}.version is missing: a {kind} package is started pinned")
+        })?;
         if version == "latest" {
-            return Err(format!("{place}.version is \"latest\": the registry takes a specific version"));
+            return Err(format!(
+                "{place}.version is \"latest\": the registry takes a specific version"
+            ));
         }
         Ok(format!("{identifier}{separator}{version}"))
     };
@@ -129,13 +142,18 @@ fn package(entry: &Map<String, Value>, place: &str, env: &Environment) -> Result
         "pypi" => ("uvx", pinned("==")?),
         "nuget" => ("dnx", pinned("@")?),
         "oci" => {
-            let tagged = identifier.rsplit('/').next().is_some_and(|last| last.contains(':'))
+            let tagged = identifier
+                .rsplit('/')
+                .next()
+                .is_some_and(|last| last.contains(':'))
                 || identifier.contains('@');
             match (tagged, version) {
                 (true, _) => ("docker", identifier.to_string()),
                 (false, Some(_)) => ("docker", pinned(":")?),
                 (false, None) => {
-                    return Err(format!("{place}.identifier {identifier:?} has no tag and the package no version: nothing pins it"));
+                    return Err(format!(
+                        "{place}.identifier {identifier:?} has no tag and the package no version: nothing pins it"
+                    ));
                 }
             }
         }
@@ -145,13 +163,19 @@ fn package(entry: &Map<String, Value>, place: &str, env: &Environment) -> Result
             ));
         }
     };
-    let runtime = entry.get("runtimeHint").and_then(Value::as_str).unwrap_or(default_runtime);
+    let runtime = entry
+        .get("runtimeHint")
+        .and_then(Value::as_str)
+        .unwrap_or(default_runtime);
     let runtime_args = arguments(entry, "runtimeArguments", place, env)?;
     let package_args = arguments(entry, "packageArguments", place, env)?;
     let mut variables = Vec::new();
     for (i, variable) in array(entry, "environmentVariables").iter().enumerate() {
         let here = format!("{place}.environmentVariables[{i}]");
-        let name = variable.get("name").and_then(Value::as_str).ok_or_else(|| format!("{here}.name is missing"))?;
+        let name = variable
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{here}.name is missing"))?;
         if let Some(filled) = input_value(variable, name, &here, env, true)? {
             variables.push((name.to_string(), filled.value));
         }
@@ -188,27 +212,49 @@ fn package(entry: &Map<String, Value>, place: &str, env: &Environment) -> Result
 }
 
 fn shown_as_is(word: &str) -> Filled {
-    Filled { value: word.to_string(), shown: word.to_string() }
+    Filled {
+        value: word.to_string(),
+        shown: word.to_string(),
+    }
 }
 
 /// The words of an argument list: a positional's value; a named one's flag and its value.
-fn arguments(entry: &Map<String, Value>, key: &str, place: &str, env: &Environment) -> Result<Vec<Filled>, String> {
+fn arguments(
+    entry: &Map<String, Value>,
+    key: &str,
+    place: &str,
+    env: &Environment,
+) -> Result<Vec<Filled>, String> {
     let mut words = Vec::new();
     for (i, argument) in array(entry, key).iter().enumerate() {
         let here = format!("{place}.{key}[{i}]");
-        let kind = argument.get("type").and_then(Value::as_str).unwrap_or("positional");
+        let kind = argument
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("positional");
         match kind {
             "positional" => {
-                let id = argument.get("valueHint").and_then(Value::as_str).unwrap_or("argument");
+                let id = argument
+                    .get("valueHint")
+                    .and_then(Value::as_str)
+                    .unwrap_or("argument");
                 if let Some(filled) = input_value(argument, id, &here, env, false)? {
                     words.push(filled);
                 }
             }
             "named" => {
-                let flag = argument.get("name").and_then(Value::as_str).ok_or_else(|| format!("{here}.name is missing"))?;
+                let flag = argument
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| format!("{here}.name is missing"))?;
                 let id = flag.trim_start_matches('-');
-                let has_value = ["value", "default", "valueHint"].iter().any(|k| argument.get(*k).is_some())
-                    || argument.get("isRequired").and_then(Value::as_bool).unwrap_or(false);
+                let has_value = ["value", "default", "valueHint"]
+                    .iter()
+                    .any(|k| argument.get(*k).is_some())
+                    || argument
+                        .get("isRequired")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
                 if !has_value {
                     words.push(shown_as_is(flag));
                 } else if let Some(filled) = input_value(argument, id, &here, env, false)? {
@@ -225,7 +271,13 @@ fn arguments(entry: &Map<String, Value>, key: &str, place: &str, env: &Environme
 /// An input's value: its `value` (its `{variables}` filled), else the environment (a variable's
 /// own name when `by_name`, else `$MCPICK_INPUT_<ID>` or `--input`), else its `default`; a
 /// required input with none of these is an error, an optional one is left out.
-fn input_value(input: &Value, id: &str, place: &str, env: &Environment, by_name: bool) -> Result<Option<Filled>, String> {
+fn input_value(
+    input: &Value,
+    id: &str,
+    place: &str,
+    env: &Environment,
+    by_name: bool,
+) -> Result<Option<Filled>, String> {
     if let Some(value) = input.get("value").and_then(Value::as_str) {
         return fill_braces(value, input.get("variables"), place, env).map(Some);
     }
@@ -234,24 +286,50 @@ fn input_value(input: &Value, id: &str, place: &str, env: &Environment, by_name:
     } else {
         env.input(id).ok()
     };
-    let secret = input.get("isSecret").and_then(Value::as_bool).unwrap_or(false);
+    let secret = input
+        .get("isSecret")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     if let Some(value) = from_environment {
-        let shown = if by_name { format!("${{{id}}}") } else { format!("${{{}}}", input_variable(id)) };
-        let shown = if secret || !by_name { shown } else { value.clone() };
+        let shown = if by_name {
+            format!("${{{id}}}")
+        } else {
+            format!("${{{}}}", input_variable(id))
+        };
+        let shown = if secret || !by_name {
+            shown
+        } else {
+            value.clone()
+        };
         return Ok(Some(Filled { value, shown }));
     }
     if let Some(default) = input.get("default").and_then(Value::as_str) {
         return Ok(Some(shown_as_is(default)));
     }
-    if input.get("isRequired").and_then(Value::as_bool).unwrap_or(false) {
-        let source = if by_name { format!("set ${id}") } else { format!("set ${} or give --input {id}=VAR", input_variable(id)) };
-        return Err(format!("{place}: `{id}` is required and has no value or default: {source}"));
+    if input
+        .get("isRequired")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+    {
+        let source = if by_name {
+            format!("set ${id}")
+        } else {
+            format!("set ${} or give --input {id}=VAR", input_variable(id))
+        };
+        return Err(format!(
+            "{place}: `{id}` is required and has no value or default: {source}"
+        ));
     }
     Ok(None)
 }
 
 /// `text` with `{name}` replaced from `variables` (each an input); a name not there stays as it is.
-fn fill_braces(text: &str, variables: Option<&Value>, place: &str, env: &Environment) -> Result<Filled, String> {
+fn fill_braces(
+    text: &str,
+    variables: Option<&Value>,
+    place: &str,
+    env: &Environment,
+) -> Result<Filled, String> {
     let Some(Value::Object(variables)) = variables else {
         return Ok(shown_as_is(text));
     };
@@ -269,7 +347,11 @@ fn fill_braces(text: &str, variables: Option<&Value>, place: &str, env: &Environ
     Ok(Filled { value, shown })
 }
 
-fn remote(entry: &Map<String, Value>, place: &str, env: &Environment) -> Result<HttpServer, String> {
+fn remote(
+    entry: &Map<String, Value>,
+    place: &str,
+    env: &Environment,
+) -> Result<HttpServer, String> {
     let transport = match required(entry, "type", place)? {
         "streamable-http" | "http" => HttpTransport::Streamable,
         "sse" => HttpTransport::LegacySse,
@@ -280,13 +362,20 @@ fn remote(entry: &Map<String, Value>, place: &str, env: &Environment) -> Result<
     let mut headers = Vec::new();
     for (i, header) in array(entry, "headers").iter().enumerate() {
         let here = format!("{place}.headers[{i}]");
-        let name = header.get("name").and_then(Value::as_str).ok_or_else(|| format!("{here}.name is missing"))?;
+        let name = header
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{here}.name is missing"))?;
         if let Some(filled) = input_value(header, name, &here, env, false)? {
             headers.push((name.to_string(), filled.value));
         }
     }
     Ok(HttpServer {
-        endpoint: HttpEndpoint { url: url.value, headers, transport },
+        endpoint: HttpEndpoint {
+            url: url.value,
+            headers,
+            transport,
+        },
         url_as_written: url.shown,
     })
 }

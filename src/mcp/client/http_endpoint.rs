@@ -74,8 +74,7 @@ impl McpClient {
     ) -> Result<McpClient, ClientError> {
         let http = endpoint.http_client()?;
         if endpoint.transport == HttpTransport::LegacySse {
-            let (link, stream) =
-                LegacySseLink::open(http, &endpoint.url, request_timeout).await?;
+            let (link, stream) = LegacySseLink::open(http, &endpoint.url, request_timeout).await?;
             let mut client = McpClient::unconnected(Link::LegacySse(link), None);
             client.request_timeout = request_timeout;
             client.read_legacy_stream(stream);
