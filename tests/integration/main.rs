@@ -11,6 +11,7 @@ mod author_view;
 mod batch_api;
 mod bfcl_differential;
 mod cli;
+mod client_configs;
 mod compare;
 mod draft;
 mod experiments;
