@@ -2,7 +2,8 @@
 //! `initialize`), lists tools (following cursors), calls tools and receives notifications. It
 //! speaks newline-delimited JSON to a child process or an in-memory pipe, or Streamable HTTP to a URL
 //! (JSON or SSE responses; session ids and the GET stream in the earlier era, per-request `_meta`,
-//! headers and `subscriptions/listen` in 2026-07-28). The runner reaches tools only through it, and
+//! headers and `subscriptions/listen` in 2026-07-28), or the 2024-11-05 HTTP+SSE transport
+//! (`legacy_sse`); an HTTP server is reached with the headers its config gives (`http_endpoint`). The runner reaches tools only through it, and
 //! `mcpick import` snapshots servers with it. It accepts both answers servers give to an unknown
 //! tool: a JSON-RPC error or an `isError` result.
 
