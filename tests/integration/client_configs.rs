@@ -167,6 +167,9 @@ fn write_configs(dir: &Path) {
     std::fs::write(dir.join("server.json"), registry.to_string()).unwrap();
 }
 
+/// A config to import from, the file to write, and the variables it needs on top.
+type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>);
+
 #[test]
 fn the_filesystem_server_imports_from_each_client_s_config_and_no_secret_is_written() {
     let project = project();
@@ -174,7 +177,7 @@ fn the_filesystem_server_imports_from_each_client_s_config_and_no_secret_is_writ
     write_configs(dir);
     let data = dir.join("data").display().to_string();
     let mut printed = String::new();
-    let cases: [(&str, &str, Vec<(&str, &str)>); 5] = [
+    let cases: [Case; 5] = [
         (
             "claude_desktop_config.json#filesystem",
             "desktop.json",
