@@ -133,7 +133,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         let mut verdict = rebuilt.ab_verdict.unwrap_or_else(|| {
             ComparisonVerdict::refused(
                 VerdictKind::Ab,
-                "the run has fewer than two arms, so no A/B verdict".into(),
+                "no A/B verdict: the run has fewer than two arms, or its analysis failed (the text report says why)".into(),
             )
         });
         if missing > 0 {

@@ -8,7 +8,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const MARKER: &str = "<!-- mcpick-report -->";
+/// The marker the GitHub Action finds its comment by: the constant the library exposes, and exactly
+/// this string (changing it would orphan every comment already posted).
+const MARKER: &str = mcpick::report::PULL_REQUEST_MARKER;
+
+#[test]
+fn the_marker_is_the_one_the_action_looks_for() {
+    assert_eq!(MARKER, "<!-- mcpick-report -->");
+}
 
 /// Runs mcpick in the repository; (exit code, stdout, stderr).
 fn mcpick(args: &[&str]) -> (i32, String, String) {
