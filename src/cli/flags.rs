@@ -174,10 +174,14 @@ pub struct NameFlag {
     pub name: Option<String>,
 }
 
-/// `--format`: how a checking command prints.
+/// `--format`: how a command prints. `markdown` is a pull-request comment on a comparison
+/// (`compare`, `ab`); the commands that compare nothing (`validate`, `lint`, `run`, `sweep`)
+/// refuse it with a message saying where it belongs.
 #[derive(Debug, Clone, Default, Args)]
 pub struct FormatFlag {
-    /// Output format.
+    /// Output format: `json` one JSON object on stdout; `markdown` (`compare` and `ab` only) a
+    /// pull-request comment — verdict, table, the tasks that moved — the same bytes for the same
+    /// runs.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
 }
@@ -187,6 +191,26 @@ pub enum OutputFormat {
     #[default]
     Text,
     Json,
+    Markdown,
+}
+
+impl OutputFormat {
+    /// What a command that compares nothing says to `--format markdown`.
+    pub fn markdown_refusal(command: &str) -> String {
+        format!(
+            "mcpick {command}: --format markdown is a pull-request comment on a comparison: use it with `mcpick ab` (two or more --variant arms) or `mcpick compare BASE NEW`; {command} prints text or json"
+        )
+    }
+}
+
+/// `--junit`: the verdict as a JUnit XML file, for CI systems' test reports.
+#[derive(Debug, Clone, Default, Args)]
+pub struct JunitFlag {
+    /// Also write the verdict as JUnit XML to FILE: a test case per backend (`compare`) or per
+    /// backend and arm pair (`ab`), failed where the verdict fails; written even when the gate
+    /// fails or the comparison is refused.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// `--adjust`: how a report's comparisons are adjusted for each other.

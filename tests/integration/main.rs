@@ -37,6 +37,7 @@ mod owned_folders;
 mod paths;
 mod peers;
 mod promotion_screen;
+mod pull_request_output;
 mod real_servers_lint;
 mod resume;
 mod review;
