@@ -5,7 +5,8 @@
 //! exposure strategies and their recall/selection split, size curves), the statistics behind every
 //! verdict are pure functions (`statistics`), and two runs
 //! compared trial by trial for a regression gate (`run_comparison`); both compare a graded
-//! measure beside the picks (`graded_measure`). The author's view — each expected tool's right
+//! measure beside the picks (`graded_measure`), and both name the tasks whose picks moved
+//! between their two sides (`movers`). The author's view — each expected tool's right
 //! picks, who took them, and the requests that failed — is `per_tool`.
 //! The task is the unit throughout: a task's repeats, sizes and seeds become one rate before any
 //! interval or test, and a report's comparisons are adjusted for each other (`Adjustment`); an A/B
@@ -16,6 +17,7 @@
 
 pub mod experiments;
 pub mod graded_measure;
+pub mod movers;
 pub mod per_tool;
 pub mod run_comparison;
 pub mod statistics;

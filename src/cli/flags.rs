@@ -4,7 +4,7 @@
 //! so with `mut_arg` on its own options; the definition stays here. `commands::resolve` turns these
 //! groups into the settings the library takes.
 
-use super::values::{parse_dollars, parse_env_assignment, parse_wait};
+use super::values::{parse_dollars, parse_env_assignment, parse_input_source, parse_wait};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -123,11 +123,20 @@ impl VariantsFlag {
 pub struct LiveServerFlags {
     /// Start this MCP server command and speak MCP over its stdin/stdout, e.g. "node server.js
     /// --stdio" or "npx @modelcontextprotocol/server-filesystem /tmp".
-    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with = "url")]
+    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with_all = ["url", "mcp_config"])]
     pub stdio: Option<String>,
     /// Connect to this Streamable HTTP endpoint, e.g. http://127.0.0.1:8080/mcp.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "mcp_config")]
     pub url: Option<String>,
+    /// The server as a client's config file describes it: Claude Desktop's
+    /// claude_desktop_config.json, Claude Code's .mcp.json, Cursor's .cursor/mcp.json, VS Code's
+    /// .vscode/mcp.json, or a registry server.json; #NAME picks one of its servers.
+    #[arg(long, value_name = "FILE[#NAME]")]
+    pub mcp_config: Option<crate::import::client_config::ConfigChoice>,
+    /// Where a config's prompted input comes from (repeatable): --input api-key=MY_KEY fills
+    /// ${input:api-key} from $MY_KEY [default: $MCPICK_INPUT_<ID>, the id upper-cased].
+    #[arg(long = "input", value_name = "ID=VAR", requires = "mcp_config", value_parser = parse_input_source)]
+    pub inputs: Vec<(String, String)>,
     /// Set a variable for the --stdio server (repeatable), e.g. --env API_KEY=$API_KEY; its value
     /// reaches the server only, never a file. `NAME=value` words before the command work too.
     #[arg(long = "env", value_name = "NAME=VALUE", conflicts_with = "url", value_parser = parse_env_assignment)]
@@ -165,10 +174,14 @@ pub struct NameFlag {
     pub name: Option<String>,
 }
 
-/// `--format`: how a checking command prints.
+/// `--format`: how a command prints. `markdown` is a pull-request comment on a comparison
+/// (`compare`, `ab`); the commands that compare nothing (`validate`, `lint`, `run`, `sweep`)
+/// refuse it with a message saying where it belongs.
 #[derive(Debug, Clone, Default, Args)]
 pub struct FormatFlag {
-    /// Output format.
+    /// Output format: `json` one JSON object on stdout; `markdown` (`compare` and `ab` only) a
+    /// pull-request comment — verdict, table, the tasks that moved — the same bytes for the same
+    /// runs.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
 }
@@ -178,6 +191,26 @@ pub enum OutputFormat {
     #[default]
     Text,
     Json,
+    Markdown,
+}
+
+impl OutputFormat {
+    /// What a command that compares nothing says to `--format markdown`.
+    pub fn markdown_refusal(command: &str) -> String {
+        format!(
+            "mcpick {command}: --format markdown is a pull-request comment on a comparison: use it with `mcpick ab` (two or more --variant arms) or `mcpick compare BASE NEW`; {command} prints text or json"
+        )
+    }
+}
+
+/// `--junit`: the verdict as a JUnit XML file, for CI systems' test reports.
+#[derive(Debug, Clone, Default, Args)]
+pub struct JunitFlag {
+    /// Also write the verdict as JUnit XML to FILE: a test case per backend (`compare`) or per
+    /// backend and arm pair (`ab`), failed where the verdict fails; written even when the gate
+    /// fails or the comparison is refused.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// `--adjust`: how a report's comparisons are adjusted for each other.

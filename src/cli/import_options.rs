@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
 #[command(
-    mut_arg("stdio", |a| a.required_unless_present("url")),
+    mut_arg("stdio", |a| a.required_unless_present_any(["url", "mcp_config"])),
     mut_arg("out", |a| a
-        .required(true)
+        .required_unless_present("mcp_config")
         .value_name("FILE")
-        .help("Where to write the toolset, e.g. toolsets/github.json")),
+        .help("Where to write the toolset, e.g. toolsets/github.json; with --mcp-config, a folder for one toolset per server [default: toolsets]")),
     mut_arg("name", |a| a.help("The toolset's name [default: the output file's name]")),
 )]
 pub struct ImportOptions {

@@ -12,7 +12,7 @@ mod writer_options;
 
 pub use explain_options::ExplainOptions;
 pub use flags::{
-    AdjustFlag, AlphaFlag, BackendsFlag, BudgetFlag, EraChoice, FormatFlag, HostedFlags,
+    AdjustFlag, AlphaFlag, BackendsFlag, BudgetFlag, EraChoice, FormatFlag, HostedFlags, JunitFlag,
     LiveServerFlags, ModelFlags, NameFlag, OutFlag, OutputFormat, ProfilesFlag, ProgressFlag,
     SeedFlag, VariantsFlag,
 };
@@ -136,6 +136,8 @@ pub enum Command {
         adjust: AdjustFlag,
         #[command(flatten)]
         format: FormatFlag,
+        #[command(flatten)]
+        junit: JunitFlag,
     },
     /// Rebuild a run's summaries, trials.csv, trials.parquet and report.html from its trials.jsonl alone.
     Report {

@@ -2,7 +2,7 @@
 //! shared groups of `flags` it flattens. `commands::resolve` turns it into `settings::RunSettings`.
 
 use super::flags::{
-    AdjustFlag, BackendsFlag, BudgetFlag, FormatFlag, HostedFlags, ModelFlags, OutFlag,
+    AdjustFlag, BackendsFlag, BudgetFlag, FormatFlag, HostedFlags, JunitFlag, ModelFlags, OutFlag,
     ProfilesFlag, ProgressFlag, SeedFlag, VariantsFlag,
 };
 use super::values::{parse_wait, parse_wait_or_none};
@@ -143,9 +143,13 @@ pub struct RunOptions {
     #[command(flatten)]
     pub progress: ProgressFlag,
     /// `json`: the summary (summary.json, with how the run ended) as one JSON object on stdout;
-    /// what the run says as it starts goes to stderr.
+    /// what the run says as it starts goes to stderr. `markdown` (`ab` only): the A/B verdict as
+    /// a pull-request comment.
     #[command(flatten)]
     pub format: FormatFlag,
+    /// `ab` only.
+    #[command(flatten)]
+    pub junit: JunitFlag,
     /// Run one shard of the plan, I of N (0-based): a stable hash of each trial's key gives it to
     /// exactly one shard. The shard writes DIR/shard-I-of-N under the run folder [default: from
     /// JOB_COMPLETION_INDEX with --shards, or SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT].

@@ -31,6 +31,18 @@ pub(super) fn parse_env_assignment(text: &str) -> Result<(String, String), Strin
     })
 }
 
+/// `--input ID=VAR`: a config's input id and the variable its value is read from.
+pub(super) fn parse_input_source(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((id, variable)) if !id.is_empty() && !variable.is_empty() => {
+            Ok((id.to_string(), variable.to_string()))
+        }
+        _ => Err(format!(
+            "{text:?} is not ID=VAR (the input's id, and the environment variable holding its value)"
+        )),
+    }
+}
+
 /// A wait in seconds that may be 0: a finite number from 0 to a week.
 pub(super) fn parse_wait_or_none(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {

@@ -15,8 +15,8 @@ use std::path::PathBuf;
     .help("The folder to write the suite into (created; the same folder resumes a killed draft)")))]
 pub struct DraftOptions {
     /// Toolset file, or the name of a toolset in toolsets/ (or draft for a live server's tools,
-    /// saved to DIR/NAME.json: --stdio, --url).
-    #[arg(required_unless_present_any = ["stdio", "url"], conflicts_with_all = ["stdio", "url"])]
+    /// saved to DIR/NAME.json: --stdio, --url, --mcp-config).
+    #[arg(required_unless_present_any = ["stdio", "url", "mcp_config"], conflicts_with_all = ["stdio", "url", "mcp_config"])]
     pub toolset: Option<String>,
     #[command(flatten)]
     pub server: LiveServerFlags,

@@ -9,31 +9,53 @@
 //! `--allow-missing` says: a gate never passes without evidence. With `--format json` the same
 //! verdict is one JSON object on stdout, for a CI step that reads it instead of scraping the
 //! table: rates and differences as fractions (0.491, not 49.1), `verdict` `pass`, `fail` or
-//! `cannot_compare` as the exit code is 0, 1 or 2.
+//! `cannot_compare` as the exit code is 0, 1 or 2. With `--format markdown` it is a pull-request
+//! comment (`report::pull_request_comment`), and `--junit FILE` writes it as JUnit XML as well —
+//! also when the gate fails or the comparison is refused; both from one `report::ComparisonVerdict`.
 
 use super::ExitStatus;
-use crate::analysis::run_comparison::{
-    BackendComparison, GateFailure, GateSettings, RunComparison, compare_runs,
-};
+use crate::analysis::run_comparison::{GateFailure, GateSettings, RunComparison, compare_runs};
 use crate::cli::OutputFormat;
 use crate::record::{StoredTrials, read_run};
+use crate::report::{
+    ComparisonVerdict, VerdictKind, compare_verdict, gate_words as gate, pull_request_comment,
+};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
+use std::time::SystemTime;
+
+/// Where the verdict goes besides the exit code: the format of stdout, and the JUnit file.
+pub struct CompareOutput<'a> {
+    pub format: OutputFormat,
+    pub junit: Option<&'a Path>,
+}
 
 pub fn run_compare(
     base: &Path,
     new: &Path,
     settings: GateSettings,
-    format: OutputFormat,
+    output: CompareOutput<'_>,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitStatus> {
+    let started = SystemTime::now();
+    let format = output.format;
     let json = format == OutputFormat::Json;
+    // A comment and a JUnit file name the runs BASE and NEW, never by where they lie: the same
+    // runs give the same comment wherever CI put them.
+    let without_paths = |reason: &str| {
+        let reason = name_folder(reason, &base.display().to_string(), "BASE");
+        name_folder(&reason, &new.display().to_string(), "NEW")
+    };
     let refuse = |out: &mut dyn Write, message: String| -> std::io::Result<ExitStatus> {
-        if json {
-            writeln!(out, "{}", refused_json(&message))?;
-        } else {
-            writeln!(out, "mcpick compare: {message}")?;
+        let verdict = ComparisonVerdict::refused(VerdictKind::Compare, without_paths(&message));
+        if let Some(path) = output.junit {
+            verdict.write_junit(path, started)?;
+        }
+        match format {
+            OutputFormat::Json => writeln!(out, "{}", refused_json(&message))?,
+            OutputFormat::Markdown => write!(out, "{}", pull_request_comment(&verdict))?,
+            OutputFormat::Text => writeln!(out, "mcpick compare: {message}")?,
         }
         Ok(ExitStatus::InvalidInput)
     };
@@ -74,6 +96,27 @@ pub fn run_compare(
     } else {
         ExitStatus::Findings
     };
+    if output.junit.is_some() || format == OutputFormat::Markdown {
+        // A backend without a pair is its own row's error; the other reasons stand apart.
+        let apart: Vec<String> = without_evidence
+            .iter()
+            .filter(|reason| {
+                !comparison
+                    .backends
+                    .iter()
+                    .any(|b| b.pairs == 0 && reason.starts_with(&format!("backend {} ", b.backend)))
+            })
+            .map(|reason| without_paths(reason))
+            .collect();
+        let verdict = compare_verdict(&comparison, &settings, apart, &base_trials, &new_trials);
+        if let Some(path) = output.junit {
+            verdict.write_junit(path, started)?;
+        }
+        if format == OutputFormat::Markdown {
+            write!(out, "{}", pull_request_comment(&verdict))?;
+            return Ok(status);
+        }
+    }
     if json {
         let gates: Vec<String> = comparison
             .backends
@@ -170,50 +213,34 @@ pub fn run_compare(
     Ok(status)
 }
 
-/// The gate's word on one backend: pass, no evidence, or each failure with its figures.
-fn gate(backend: &BackendComparison, settings: &GateSettings) -> String {
-    if backend.pairs == 0 {
-        "no evidence".to_string()
-    } else if backend.failures.is_empty() && backend.missing_in_new > 0 {
-        format!(
-            "pass on {} tasks; {} trials missing",
-            backend.tasks, backend.missing_in_new
-        )
-    } else if backend.failures.is_empty() {
-        "pass".to_string()
-    } else {
-        let reasons: Vec<String> = backend
-            .failures
-            .iter()
-            .map(|f| match f {
-                GateFailure::SignificantlyWorse => format!(
-                    "FAIL: worse (p = {:.4} < {} one-sided, adjusted)",
-                    backend.p_worse_adjusted, settings.alpha
-                ),
-                GateFailure::GradedWorse => format!(
-                    "FAIL: worse on the graded measure (sign-flip p = {:.4} < {} one-sided, adjusted)",
-                    backend.p_worse_adjusted, settings.alpha
-                ),
-                GateFailure::MoreErrors => {
-                    let errors = backend.errors_test.as_ref();
-                    format!(
-                        "FAIL: errs more often ({:.1}% of trials against {:.1}%)",
-                        errors.map_or(0.0, |e| e.mean_b * 100.0),
-                        errors.map_or(0.0, |e| e.mean_a * 100.0)
-                    )
-                }
-                GateFailure::NotShownNonInferior => format!(
-                    "FAIL: not shown within {:.1} pp of BASE (--margin)",
-                    settings.margin.unwrap_or(0.0) * 100.0
-                ),
-                GateFailure::BelowMinimum => format!(
-                    "FAIL: below --min-selection {:.1}%",
-                    settings.min_selection.unwrap_or(0.0) * 100.0
-                ),
-            })
-            .collect();
-        reasons.join("; ")
+/// `text` with the folder `path` named `side` where it stands as a path of its own: after a space,
+/// a quote or the start, and before a `/` (a file in it, as every message that names one writes
+/// it), a backtick or the end. A folder called `a` thus leaves every word `a` alone.
+fn name_folder(text: &str, path: &str, side: &str) -> String {
+    if path.is_empty() {
+        return text.to_string();
     }
+    let opens = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "`'\"(".contains(c));
+    let closes = |c: Option<char>| c.is_none_or(|c| "/`".contains(c));
+    let mut named = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(path) {
+        let before = if at > 0 {
+            rest[..at].chars().last()
+        } else {
+            named.chars().last()
+        };
+        let after = rest[at + path.len()..].chars().next();
+        named.push_str(&rest[..at]);
+        named.push_str(if opens(before) && closes(after) {
+            side
+        } else {
+            path
+        });
+        rest = &rest[at + path.len()..];
+    }
+    named.push_str(rest);
+    named
 }
 
 /// A folder's lines that are not its plan's trials, each a reason the runs cannot be compared as
@@ -323,4 +350,29 @@ fn failure_code(failure: GateFailure) -> &'static str {
 /// JSON has no NaN: a p-value that could not be computed is `null`.
 fn finite(value: f64) -> Option<f64> {
     value.is_finite().then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_folder;
+
+    #[test]
+    fn a_folder_is_named_only_where_it_stands_as_a_path() {
+        assert_eq!(
+            name_folder("cannot read a/trials.jsonl: a file is missing", "a", "BASE"),
+            "cannot read BASE/trials.jsonl: a file is missing"
+        );
+        assert_eq!(
+            name_folder(
+                "`mcpick run --resume /tmp/x/base` sets it aside",
+                "/tmp/x/base",
+                "BASE"
+            ),
+            "`mcpick run --resume BASE` sets it aside"
+        );
+        assert_eq!(
+            name_folder("/tmp/x/base2/trials.jsonl", "/tmp/x/base", "BASE"),
+            "/tmp/x/base2/trials.jsonl"
+        );
+    }
 }

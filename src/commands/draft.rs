@@ -5,7 +5,7 @@
 
 use super::ExitStatus;
 use super::resolve::{
-    backend_options, live_server, negotiation, reply_timeout, required_out, writer_timeout,
+    backend_options, negotiation, one_live_server, reply_timeout, required_out, writer_timeout,
 };
 use crate::cli::DraftOptions;
 use crate::draft::{AskCounts, DraftSettings, draft};
@@ -144,17 +144,16 @@ fn resolve_toolset(
                 .join("\n")),
         });
     }
-    let Some(source) = live_server(&options.server) else {
-        return Ok(Err(
-            "give a toolset, --stdio \"CMD ARGS\" or --url URL".into()
-        ));
+    let server = match one_live_server(&options.server) {
+        Ok(server) => server,
+        Err(message) => return Ok(Err(message)),
     };
     let place = |server: &str| {
         let name = file_name_for(server);
         (folder.join(format!("{name}.json")), name)
     };
     let saved = match runtime.block_on(save_server_tools(
-        &source,
+        &server,
         negotiation(options.server.era),
         std::time::Duration::from_secs_f64(options.server.server_timeout),
         &place,

@@ -38,6 +38,10 @@ pub fn run_lint(
     policy: LintPolicy,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitStatus> {
+    if output.format == OutputFormat::Markdown {
+        writeln!(out, "{}", OutputFormat::markdown_refusal("lint"))?;
+        return Ok(ExitStatus::InvalidInput);
+    }
     let wanted = ToolsetTarget {
         toolset: toolset.to_string(),
         variant: variant.map(str::to_string),
@@ -106,7 +110,7 @@ pub fn run_lint(
                 serde_json::to_string_pretty(&report).unwrap_or_default()
             )?;
         }
-        OutputFormat::Text => {
+        OutputFormat::Text | OutputFormat::Markdown => {
             for f in findings {
                 let severity = match f.severity {
                     LintSeverity::Info => "info",

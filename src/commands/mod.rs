@@ -106,6 +106,14 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
         Command::Import(options) => run_import(options, out),
         Command::ImportBfcl(options) => run_import_bfcl(options, out),
         Command::ImportMetatool(options) => run_import_metatool(options, out),
+        Command::Run(options) | Command::Sweep(options) if comparison_only(&options).is_some() => {
+            writeln!(
+                out,
+                "mcpick: {} is a verdict on a comparison: use it with `mcpick ab` (two or more --variant arms) or `mcpick compare BASE NEW`; run and sweep print text or json",
+                comparison_only(&options).unwrap_or_default()
+            )?;
+            Ok(ExitStatus::InvalidInput)
+        }
         Command::Run(options) => run_run(*options, out),
         Command::Ab(options) if options.resume.is_none() && options.variants.variants.len() < 2 => {
             writeln!(
@@ -144,6 +152,7 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             margin,
             adjust,
             format,
+            junit,
         } => run_compare(
             &base,
             &new,
@@ -154,7 +163,10 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                 min_selection,
                 allow_missing,
             },
-            format.format,
+            compare::CompareOutput {
+                format: format.format,
+                junit: junit.junit.as_deref(),
+            },
             out,
         ),
         Command::Power {
@@ -199,6 +211,18 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
                 }
             }
         }
+    }
+}
+
+/// The flag a `run` or `sweep` was given that only a comparison's verdict has: `--junit` or
+/// `--format markdown`.
+fn comparison_only(options: &crate::cli::RunOptions) -> Option<&'static str> {
+    if options.junit.junit.is_some() {
+        Some("--junit")
+    } else if options.format.format == crate::cli::OutputFormat::Markdown {
+        Some("--format markdown")
+    } else {
+        None
     }
 }
 

@@ -8,10 +8,12 @@ use crate::cli::{
     BackendsFlag, BudgetFlag, DistractorChoice, EraChoice, HostedFlags, LiveServerFlags,
     ModelFlags, OutFlag, ProfilesFlag, RunOptions,
 };
-use crate::import::live_server::ServerSource;
+use crate::import::client_config::{ConfigChoice, ConfigFile, Environment};
+use crate::import::live_server::{ChosenServer, HttpServer, ServerSource};
 use crate::import::server_command::StdioServer;
 use crate::mcp::client::Negotiation;
 use crate::settings::{BatchMode, Distractors, RunSettings};
+use serde_json::json;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -107,17 +109,85 @@ pub fn negotiation(era: EraChoice) -> Negotiation {
     }
 }
 
-/// The live server `--stdio` or `--url` names, if one does (clap lets at most one through).
-pub fn live_server(flags: &LiveServerFlags) -> Option<ServerSource> {
-    match (&flags.stdio, &flags.url) {
-        (Some(command), None) => Some(ServerSource::Stdio(StdioServer {
+/// The live servers the flags name: the one `--stdio` or `--url` names, or those of
+/// `--mcp-config` (the one `#NAME` picks, or every one). clap lets at most one kind through.
+pub fn live_servers(flags: &LiveServerFlags) -> Result<Vec<ChosenServer>, String> {
+    let plain = |source| Ok(vec![ChosenServer::plain(source)]);
+    match (&flags.stdio, &flags.url, &flags.mcp_config) {
+        (Some(command), None, None) => plain(ServerSource::Stdio(StdioServer {
             line: command.clone(),
             env: flags.env.clone(),
             cwd: flags.cwd.clone(),
+            argv: None,
         })),
-        (None, Some(url)) => Some(ServerSource::Url(url.clone())),
-        _ => None,
+        (None, Some(url), None) => plain(ServerSource::Http(HttpServer::at(url))),
+        (None, None, Some(choice)) => configured_servers(flags, choice),
+        _ => Err("give one of --stdio \"CMD ARGS\", --url URL or --mcp-config FILE[#NAME]".into()),
     }
+}
+
+/// The one live server of a command that reads one (`draft`): a config with several servers
+/// and no `#NAME` is an error listing them.
+pub fn one_live_server(flags: &LiveServerFlags) -> Result<ChosenServer, String> {
+    if let Some(choice) = flags.mcp_config.as_ref().filter(|c| c.name.is_none()) {
+        let config = ConfigFile::read(&choice.file)?;
+        if config.names().len() > 1 {
+            return Err(several_servers(&config));
+        }
+    }
+    let mut servers = live_servers(flags)?;
+    Ok(servers.remove(0))
+}
+
+/// The message for a config with several servers where one is wanted.
+pub fn several_servers(config: &ConfigFile) -> String {
+    let file = config.path.display();
+    format!(
+        "{file} has {} servers; pick one with --mcp-config {file}#NAME:\n{}",
+        config.names().len(),
+        config
+            .names()
+            .iter()
+            .map(|name| format!("  {file}#{name}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+/// The servers of `--mcp-config`, filled in from the environment; `--env` and `--cwd` apply to
+/// a stdio server on top of what the file says.
+fn configured_servers(
+    flags: &LiveServerFlags,
+    choice: &ConfigChoice,
+) -> Result<Vec<ChosenServer>, String> {
+    let config = ConfigFile::read(&choice.file)?;
+    let environment = Environment::from_process(&flags.inputs, config.workspace())
+        .with_input_defaults(config.input_defaults());
+    let names: Vec<&str> = match &choice.name {
+        Some(name) => vec![name.as_str()],
+        None => config.names(),
+    };
+    names
+        .into_iter()
+        .map(|name| {
+            let mut server = config.server(name, &environment)?;
+            if let ServerSource::Stdio(stdio) = &mut server.source {
+                stdio.env.extend(flags.env.iter().cloned());
+                if let Some(cwd) = &flags.cwd {
+                    stdio.cwd = Some(cwd.clone());
+                }
+            }
+            let mut recorded = vec![("config".to_string(), json!(server.origin))];
+            if let Some(registry) = &server.registry {
+                recorded.push(("registry".to_string(), json!(registry)));
+            }
+            Ok(ChosenServer {
+                name: Some(server.name),
+                source: server.source,
+                recorded,
+            })
+        })
+        .collect()
 }
 
 /// The folder (or file) a command that must write is told to write to. clap requires the flag

@@ -1,16 +1,36 @@
 //! `mcpick run`: every task of the chosen suites against every backend, each trial on a fresh MCP
 //! session of its suite's toolset; the run folder is written as trials finish, then the summary.
+//! `ab --junit FILE` and `ab --format markdown` also give the A/B verdict (`report::ab_verdict`,
+//! rebuilt with the summary) as JUnit XML and as a pull-request comment; a run that does not start
+//! gives both too, saying why (`commands::run` refuses them for `run` and `sweep`).
 
 use super::ExitStatus;
 use super::resolve::run_settings;
 use crate::cli::{OutputFormat, RunOptions};
-use crate::report::{rebuild, rebuild_run};
+use crate::report::{ComparisonVerdict, VerdictKind, pull_request_comment, rebuild, rebuild_run};
 use crate::runner::{FolderRun, RunTarget, ShardRequest, StartError, StartedRun, run};
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let started = Instant::now();
+    let started_at = SystemTime::now();
+    let markdown = options.format.format == OutputFormat::Markdown;
+    let junit = options.junit.junit.clone();
+    // The A/B verdict, written to the JUnit file and printed as a comment when asked for; `true`
+    // when it took stdout.
+    let give_verdict =
+        |verdict: &ComparisonVerdict, out: &mut dyn Write| -> std::io::Result<bool> {
+            if let Some(path) = &junit {
+                verdict.write_junit(path, started_at)?;
+            }
+            if markdown {
+                write!(out, "{}", pull_request_comment(verdict))?;
+            }
+            Ok(markdown)
+        };
+    let refused =
+        |problems: &[String]| ComparisonVerdict::refused(VerdictKind::Ab, problems.join("; "));
     let target = match &options.resume {
         Some(folder) => {
             if !options.backends.backends.is_empty() || !options.paths.is_empty() {
@@ -44,6 +64,8 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     // What the run says before its first trial goes to `out` as it starts; an error writing it is
     // kept for after.
     let json = options.format.format == OutputFormat::Json;
+    // With --format json or markdown stdout holds the one JSON object or comment and nothing else.
+    let quiet = json || markdown;
     let mut said: std::io::Result<()> = Ok(());
     let result = runtime.block_on(run(
         target,
@@ -52,8 +74,7 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
         !options.progress.no_progress,
         &mut |run| {
             if said.is_ok() {
-                // With --format json stdout holds the one JSON object and nothing else.
-                said = if json {
+                said = if quiet {
                     announce(run, &mut std::io::stderr())
                 } else {
                     announce(run, out)
@@ -67,6 +88,9 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     let run = match result {
         Ok(run) => run,
         Err(StartError::Plan(problems)) => {
+            if give_verdict(&refused(&problems), out)? {
+                return Ok(ExitStatus::InvalidInput);
+            }
             if json {
                 let refused = serde_json::json!({ "ran": false, "problems": problems });
                 writeln!(out, "{refused}")?;
@@ -79,6 +103,9 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
             return Ok(ExitStatus::InvalidInput);
         }
         Err(StartError::Refused(why)) => {
+            if give_verdict(&refused(std::slice::from_ref(&why)), out)? {
+                return Ok(ExitStatus::InvalidInput);
+            }
             if json {
                 let refused = serde_json::json!({ "ran": false, "problems": [why] });
                 writeln!(out, "{refused}")?;
@@ -102,6 +129,23 @@ pub fn run_run(options: RunOptions, out: &mut dyn Write) -> std::io::Result<Exit
     } else {
         ExitStatus::Success
     };
+    if junit.is_some() || markdown {
+        let mut verdict = rebuilt.ab_verdict.unwrap_or_else(|| {
+            ComparisonVerdict::refused(
+                VerdictKind::Ab,
+                "no A/B verdict: the run has fewer than two arms, or its analysis failed (the text report says why)".into(),
+            )
+        });
+        if missing > 0 {
+            verdict.cannot_compare.push(format!(
+                "the run stopped with {missing} of its {} planned trials not run (`mcpick run --resume` finishes it)",
+                run.planned
+            ));
+        }
+        if give_verdict(&verdict, out)? {
+            return Ok(status);
+        }
+    }
     if json {
         writeln!(out, "{}", run_json(&run, &rebuilt.cannot_say, missing)?)?;
         return Ok(status);

@@ -11,6 +11,10 @@ pub fn run_validate(
     format: OutputFormat,
     out: &mut dyn Write,
 ) -> std::io::Result<ExitStatus> {
+    if format == OutputFormat::Markdown {
+        writeln!(out, "{}", OutputFormat::markdown_refusal("validate"))?;
+        return Ok(ExitStatus::InvalidInput);
+    }
     let workspace = Workspace::load(paths);
     let counts = workspace.counts();
     match format {
@@ -22,7 +26,7 @@ pub fn run_validate(
                 serde_json::to_string_pretty(&report).unwrap_or_default()
             )?;
         }
-        OutputFormat::Text => {
+        OutputFormat::Text | OutputFormat::Markdown => {
             let width = workspace
                 .files
                 .iter()

@@ -381,6 +381,7 @@ mod tests {
             source: "t.toml".into(),
             variant: None,
             lint_allow: Vec::new(),
+            registry: None,
             tools: vec![
                 tool("get_weather", "Current weather for a city."),
                 tool("get_weather_forecast", "Forecast for the coming days."),

@@ -9,7 +9,7 @@
 //! or a short text naming the tool and echoing the arguments — and the file says so.
 
 use super::server_command::StdioServer;
-use crate::mcp::client::{McpClient, Negotiation, StderrLog};
+use crate::mcp::client::{HttpEndpoint, HttpTransport, McpClient, Negotiation, StderrLog};
 use crate::simulated_answer::with_simulated_answer;
 use crate::spec::{ToolsetDocument, json_text, toml_text};
 use serde_json::{Value, json};
@@ -21,16 +21,55 @@ use std::time::Duration;
 pub enum ServerSource {
     /// A command line that starts it on stdio.
     Stdio(StdioServer),
-    Url(String),
+    Http(HttpServer),
+}
+
+/// A server reached over HTTP, and its URL as the command line or config file wrote it (a URL
+/// built from `${VAR}` may hold a secret; the template does not).
+#[derive(Debug, Clone)]
+pub struct HttpServer {
+    pub endpoint: HttpEndpoint,
+    pub url_as_written: String,
+}
+
+impl HttpServer {
+    /// Streamable HTTP at `url`, as `--url` names it.
+    pub fn at(url: &str) -> HttpServer {
+        HttpServer {
+            endpoint: HttpEndpoint::streamable(url),
+            url_as_written: url.to_string(),
+        }
+    }
 }
 
 impl ServerSource {
     /// How the toolset file and messages name where it came from: the command's words without
-    /// the values of the variables set for it.
+    /// the values of the variables set for it, or the URL as written.
     pub fn label(&self) -> String {
         match self {
             ServerSource::Stdio(server) => server.recorded().0.join(" "),
-            ServerSource::Url(url) => url.clone(),
+            ServerSource::Http(server) => server.url_as_written.clone(),
+        }
+    }
+}
+
+/// A server to snapshot, as the command line chose it: where it is, and what else the toolset
+/// records of how it was named (the config file and entry, the registry's name and version).
+#[derive(Debug, Clone)]
+pub struct ChosenServer {
+    /// The config's name for it, if a config named it.
+    pub name: Option<String>,
+    pub source: ServerSource,
+    pub recorded: Vec<(String, Value)>,
+}
+
+impl ChosenServer {
+    /// A server named only by where it is (`--stdio`, `--url`).
+    pub fn plain(source: ServerSource) -> ChosenServer {
+        ChosenServer {
+            name: None,
+            source,
+            recorded: Vec::new(),
         }
     }
 }
@@ -75,7 +114,9 @@ pub async fn snapshot_server(
                 .map_err(|e| failed(format!("--stdio: {e}")))?;
             McpClient::spawn(&launch, negotiation, stderr.clone()).await
         }
-        ServerSource::Url(url) => McpClient::connect_http_within(url, negotiation, timeout).await,
+        ServerSource::Http(server) => {
+            McpClient::connect_endpoint(&server.endpoint, negotiation, timeout).await
+        }
     };
     let client = match client {
         Ok(client) => client,
@@ -147,17 +188,18 @@ pub struct SavedTools {
 /// the server's own name, which file and which toolset name. The outer error is the file system's;
 /// the inner one, the server's.
 pub async fn save_server_tools(
-    source: &ServerSource,
+    server: &ChosenServer,
     negotiation: Negotiation,
     timeout: Duration,
     place: &dyn Fn(&str) -> (PathBuf, String),
 ) -> std::io::Result<Result<SavedTools, String>> {
+    let source = &server.source;
     let snapshot = match snapshot_server(source, negotiation, timeout).await {
         Ok(snapshot) => snapshot,
         Err(failure) => {
             // The server never said its name: the log goes where the toolset would have.
             let (file, _) = place("server");
-            return Ok(Err(failure_message(&failure, &file)?));
+            return Ok(Err(failure_message(&failure, &file, source)?));
         }
     };
     let (file, name) = place(&snapshot.server_name);
@@ -168,7 +210,12 @@ pub async fn save_server_tools(
         snapshot.tools.len(),
     );
     let server_stderr = snapshot.stderr.clone();
-    let (document, notes) = toolset_document(snapshot, name, source);
+    let (mut document, notes) = toolset_document(snapshot, name, source);
+    if let Some(imported) = document.imported.as_mut() {
+        for (key, value) in &server.recorded {
+            imported[key] = value.clone();
+        }
+    }
     if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)?;
     }
@@ -204,7 +251,14 @@ pub async fn save_server_tools(
 
 /// A failure, with the last lines the server wrote on standard error and where all of it is
 /// kept (`FILE.import.log`), so "no reply" points at the server's own words.
-fn failure_message(failure: &SnapshotFailure, file: &std::path::Path) -> std::io::Result<String> {
+fn failure_message(
+    failure: &SnapshotFailure,
+    file: &std::path::Path,
+    source: &ServerSource,
+) -> std::io::Result<String> {
+    if let ServerSource::Http(server) = source {
+        return Ok(format!("{} ({})", failure.message, server.url_as_written));
+    }
     if failure.stderr.trim().is_empty() {
         return Ok(format!(
             "{} (the server wrote nothing on standard error; is it an MCP server speaking on stdio?)",
@@ -284,7 +338,22 @@ fn toolset_document(
                 imported["env"] = json!(env_names);
             }
         }
-        ServerSource::Url(url) => imported["url"] = json!(url),
+        ServerSource::Http(server) => {
+            imported["url"] = json!(server.url_as_written);
+            if server.endpoint.transport == HttpTransport::LegacySse {
+                imported["transport"] = json!("sse");
+            }
+            if !server.endpoint.headers.is_empty() {
+                // Names only, as for a command's variables: a header is often a credential.
+                let names: Vec<&str> = server
+                    .endpoint
+                    .headers
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                imported["headers"] = json!(names);
+            }
+        }
     }
     let version = snapshot
         .server_version

@@ -8,9 +8,11 @@
 //!
 //! `bfcl` reads the Berkeley Function Calling Leaderboard's single-turn files; `metatool` reads
 //! MetaTool's tool-selection CSV and tool descriptions. Neither reaches the network. `live_server`
-//! is the other kind of import: a running MCP server's tools, snapshotted into a toolset.
+//! is the other kind of import: a running MCP server's tools, snapshotted into a toolset, the server
+//! named on the command line (`server_command`) or by a client's config file (`client_config`).
 
 pub mod bfcl;
+pub mod client_config;
 pub mod live_server;
 pub mod metatool;
 pub mod server_command;

@@ -1,7 +1,9 @@
 //! A stdio server's command line as people write it: words split as a shell would, `NAME=value`
 //! words before the program taken as its environment (`FOO=1 node server.js` works in a shell, so
-//! it works here), `--env NAME=VALUE` and `--cwd DIR` added. The values are given to the child
-//! only: what a toolset file records of the command is its words without them, and the names.
+//! it works here), `--env NAME=VALUE` and `--cwd DIR` added — or, from a client config, the
+//! words already apart, with the words as the file wrote them (`${input:key}` unexpanded) to
+//! record. The values are given to the child only: what a toolset file records of the command is
+//! its words without them, and the names.
 
 use crate::mcp::client::StdioLaunch;
 use std::path::PathBuf;
@@ -10,11 +12,23 @@ use std::time::Duration;
 /// A server to start on stdio, as the command line named it.
 #[derive(Debug, Clone, Default)]
 pub struct StdioServer {
-    /// The command line, e.g. `FOO=1 node server.js --stdio`.
+    /// The command line, e.g. `FOO=1 node server.js --stdio` (unused when `argv` is given).
     pub line: String,
+    /// The words, when a client config gave them as a list: the words started, and the words
+    /// as the file wrote them (variables unexpanded), which are what a toolset records.
+    pub argv: Option<ConfiguredWords>,
     /// `--env NAME=VALUE`, in order.
     pub env: Vec<(String, String)>,
     pub cwd: Option<PathBuf>,
+}
+
+/// A command a client config gave as a list of words.
+#[derive(Debug, Clone, Default)]
+pub struct ConfiguredWords {
+    /// What is started, variables expanded.
+    pub words: Vec<String>,
+    /// What the file says, variables as written: may be recorded, since it holds no value.
+    pub as_written: Vec<String>,
 }
 
 /// The command line read: environment assignments apart from the words that start the server.
@@ -35,6 +49,15 @@ impl StdioServer {
 
     /// The words that start it and every variable set for it (the line's own first, then `--env`).
     pub fn words(&self) -> Result<CommandWords, String> {
+        if let Some(argv) = &self.argv {
+            if argv.words.is_empty() {
+                return Err("the server has no command".to_string());
+            }
+            return Ok(CommandWords {
+                env: self.env.clone(),
+                words: argv.words.clone(),
+            });
+        }
         let mut words = split_command(&self.line)?;
         let assignments = words
             .iter()
@@ -65,6 +88,10 @@ impl StdioServer {
     /// The command as a toolset file records it: its words, and the names (never the values) of
     /// the variables set for it.
     pub fn recorded(&self) -> (Vec<String>, Vec<String>) {
+        if let Some(argv) = &self.argv {
+            let names = self.env.iter().map(|(name, _)| name.clone()).collect();
+            return (argv.as_written.clone(), names);
+        }
         match self.words() {
             Ok(CommandWords { env, words }) => {
                 (words, env.into_iter().map(|(name, _)| name).collect())
@@ -156,6 +183,7 @@ mod tests {
             line: "API_KEY=s3cret DEBUG=1 node server.js --port=3".into(),
             env: vec![("EXTRA".into(), "x=y".into())],
             cwd: None,
+            argv: None,
         };
         let words = server.words().unwrap();
         assert_eq!(words.words, ["node", "server.js", "--port=3"]);

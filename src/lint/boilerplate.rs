@@ -298,6 +298,7 @@ mod tests {
             source: "t.toml".into(),
             variant: None,
             lint_allow: Vec::new(),
+            registry: None,
             tools: descriptions
                 .iter()
                 .enumerate()

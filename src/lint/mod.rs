@@ -7,8 +7,9 @@
 //!
 //! This file holds the finding, the order the checks run in and the description and tool-count
 //! checks; `rules` the rules, `names` (with `verbs`, the WordNet verb list) the name checks,
-//! `parameters`, `annotations`, `deprecated`, `boilerplate` and `similarity` the others, and
-//! `allow` the allowances that set findings apart.
+//! `parameters`, `annotations`, `deprecated`, `boilerplate` and `similarity` the others,
+//! `registry` the checks of a toolset imported from a registry `server.json` against its entry,
+//! and `allow` the allowances that set findings apart.
 
 mod allow;
 mod annotations;
@@ -16,6 +17,7 @@ mod boilerplate;
 mod deprecated;
 mod names;
 mod parameters;
+mod registry;
 mod rules;
 mod similarity;
 mod verbs;
@@ -69,6 +71,7 @@ pub fn lint(toolset: &Toolset) -> Vec<Finding> {
     lint_tool_count(toolset, &mut findings);
     boilerplate::lint_boilerplate(toolset, &mut findings);
     similarity::lint_similar_descriptions(toolset, &mut findings);
+    registry::lint_registry(toolset, &mut findings);
     findings
 }
 

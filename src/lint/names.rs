@@ -189,6 +189,7 @@ mod tests {
             source: "t.toml".into(),
             variant: None,
             lint_allow: Vec::new(),
+            registry: None,
             tools: names
                 .iter()
                 .map(|n| Tool::in_code(n, "A tool for tests.".into(), json!({"type": "object"})))

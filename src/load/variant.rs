@@ -187,6 +187,7 @@ pub fn apply_variant(
         variant: Some(file.variant.value.clone()),
         tools,
         lint_allow: base.lint_allow.clone(),
+        registry: base.registry.clone(),
     };
     let variant = LoadedVariant {
         name: file.variant.value,

@@ -15,6 +15,6 @@ pub use task::{
     TaskInput, TaskTool,
 };
 pub use tool::{
-    Behavior, Response, ResponseRule, Tool, ToolAnnotations, Toolset, fill_template,
-    template_placeholders,
+    Behavior, RegistryListing, Response, ResponseRule, Tool, ToolAnnotations, Toolset,
+    fill_template, template_placeholders,
 };

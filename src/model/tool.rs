@@ -22,6 +22,19 @@ pub struct Toolset {
     pub tools: Vec<Tool>,
     /// The lint rules the toolset file allows (`RULE` or `TOOL:RULE`), checked when it was read.
     pub lint_allow: Vec<String>,
+    /// What the MCP registry's `server.json` says of the server, when it was imported from one.
+    pub registry: Option<RegistryListing>,
+}
+
+/// A server's registry entry as `server.json` gives it: name, version, and the description the
+/// registry shows (at most 100 characters there).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RegistryListing {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 impl Toolset {

@@ -5,22 +5,32 @@
 //! `summary.md`, the terminal) and the HTML exporter (`html`: the self-contained `report.html`)
 //! render in their formats; `summary` holds the summary table and `summary.json`. `report.html`
 //! opens with the author's view (`per_tool`: each expected tool's picks and the failing requests)
-//! and ends with the glossary of its columns (`glossary`). Nothing here computes a statistic — the
-//! numbers are `analysis`'s.
+//! and ends with the glossary of its columns (`glossary`). A comparison's verdict — `compare`'s
+//! gate, `ab`'s arms — is one table of rows that pass or fail (`verdict_table`), written for CI as
+//! JUnit XML (`junit`, the one writer of that format) and for a pull request as a Markdown comment
+//! (`pull_request`). Nothing here computes a statistic — the numbers are `analysis`'s.
 
 mod ab_tables;
 mod exporters;
 mod glossary;
 pub mod html;
+pub mod junit;
 mod per_tool;
+mod pull_request;
 mod rebuild;
 mod sections;
 mod summary;
 mod tables;
+mod verdict_table;
 
 pub use crate::document::Table;
 pub use exporters::{Exporter, RunReport, all_exporters};
+pub use pull_request::{MOVERS_SHOWN, PULL_REQUEST_MARKER, pull_request_comment};
 pub use rebuild::{Rebuilt, rebuild, rebuild_run};
+pub use verdict_table::{
+    ComparisonVerdict, Overall, RowVerdict, VerdictKind, VerdictRow, ab_verdict, compare_verdict,
+    gate_words,
+};
 
 use crate::analysis::RunAnalysis;
 use crate::record::StoredTrial;

@@ -23,6 +23,9 @@ use std::path::{Path, PathBuf};
 pub struct Rebuilt {
     pub text: String,
     pub cannot_say: Vec<String>,
+    /// The A/B verdict as rows that pass or fail, with its movers (`None` without two arms), for
+    /// `ab --junit` and `ab --format markdown`.
+    pub ab_verdict: Option<super::ComparisonVerdict>,
 }
 
 /// `rebuild_run`, for callers that want only the text.
@@ -119,9 +122,16 @@ pub fn rebuild_run(folder: &Path) -> std::io::Result<Rebuilt> {
         .analysis
         .as_ref()
         .map_or(Vec::new(), |a| a.cannot_say.clone());
+    let ab_verdict = report
+        .analysis
+        .as_ref()
+        .ok()
+        .filter(|a| a.arms.len() >= 2)
+        .map(|a| super::ab_verdict(&a.ab, &a.cannot_say, report.trials));
     Ok(Rebuilt {
         text: report.summary_text,
         cannot_say,
+        ab_verdict,
     })
 }
 

@@ -8,7 +8,7 @@
 //! together (Holm by default) before any is read.
 
 use super::{BackendComparison, GateFailure, GateSettings};
-use crate::analysis::statistics::{TaskPicks, adjust, task_picks};
+use crate::analysis::statistics::{TaskPicks, adjust, task_picks, task_rate};
 
 /// The interval's seed is fixed, so a gate gives the same answer on the same runs.
 const SEED: u64 = 0x6d63_7069_636b;
@@ -80,6 +80,8 @@ pub fn judge(backend: &str, tasks: &[TaskPair], errors: usize) -> BackendCompari
         only_in_new: 0,
         base_rate: mean(&base),
         new_rate: mean(&new),
+        base_interval: task_rate(&base, RESAMPLES, SEED),
+        new_interval: task_rate(&new, RESAMPLES, SEED),
         picks: task_picks(&base, &new, RESAMPLES, SEED),
         errors_test,
         p_worse: 1.0,

@@ -12,6 +12,7 @@ mod gate;
 use super::graded_measure::{GradedSource, unit_means};
 use super::statistics::{GradedComparison, TaskPicks, graded_comparison};
 use crate::record::StoredTrial;
+use crate::score::Interval;
 use crate::settings::Adjustment;
 use gate::{TaskPair, decide, judge};
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,6 +67,10 @@ pub struct BackendComparison {
     /// Mean per-task rates of right picks.
     pub base_rate: f64,
     pub new_rate: f64,
+    /// The same rates with their 95% intervals over tasks (Wilson's when every task's rate is 0
+    /// or 1, else a bootstrap over tasks), as `ab` gives each arm's.
+    pub base_interval: Interval,
+    pub new_interval: Interval,
     /// Right picks per task, NEW (as B) against BASE (as A): the difference with its 95%
     /// interval, the test (`only_a`: tasks BASE did better on; `only_b`: NEW). `None` without pairs.
     pub picks: Option<TaskPicks>,

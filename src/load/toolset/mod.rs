@@ -16,7 +16,7 @@ pub use tool::{ToolChecker, check_tool_name};
 use super::Diagnostic;
 use super::source::{SourceText, json_error_help};
 use crate::lint::Allowance;
-use crate::model::Toolset;
+use crate::model::{RegistryListing, Toolset};
 use crate::spec::{FORMAT_VERSION, LintAllow, ToolSpec, ToolsetFile};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -74,6 +74,7 @@ pub fn load_toml_toolset(source: &SourceText) -> Loaded<Toolset> {
         variant: None,
         tools,
         lint_allow,
+        registry: registry_listing(file.imported.as_ref()),
     };
     Loaded::finish(toolset, diagnostics)
 }
@@ -220,8 +221,15 @@ pub fn load_json_toolset(source: &SourceText) -> Loaded<Toolset> {
         variant: None,
         tools: result_tools,
         lint_allow,
+        registry: registry_listing(container.get("imported")),
     };
     Loaded::finish(toolset, diagnostics)
+}
+
+/// What an imported toolset keeps of the server's registry entry (`imported.registry`), if it
+/// came from a `server.json`; one that does not read is left out (lint has nothing to check).
+fn registry_listing(imported: Option<&Value>) -> Option<RegistryListing> {
+    serde_json::from_value(imported?.get("registry")?.clone()).ok()
 }
 
 /// `raw` with a simulated `behavior` when it declares an `outputSchema` and has none — what

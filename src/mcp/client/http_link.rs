@@ -113,6 +113,15 @@ impl McpClient {
     }
 }
 
+/// A transport error, without its URL: a URL filled from a config's variables may carry a
+/// secret, and the caller knows which server it asked.
 pub(super) fn http_error(e: reqwest::Error) -> ClientError {
-    ClientError::Io(std::io::Error::other(e.to_string()))
+    let e = e.without_url();
+    let mut message = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(inner) = cause {
+        message = format!("{message}: {inner}");
+        cause = inner.source();
+    }
+    ClientError::Io(std::io::Error::other(message))
 }

@@ -2,18 +2,22 @@
 //! `initialize`), lists tools (following cursors), calls tools and receives notifications. It
 //! speaks newline-delimited JSON to a child process or an in-memory pipe, or Streamable HTTP to a URL
 //! (JSON or SSE responses; session ids and the GET stream in the earlier era, per-request `_meta`,
-//! headers and `subscriptions/listen` in 2026-07-28). The runner reaches tools only through it, and
+//! headers and `subscriptions/listen` in 2026-07-28), or the 2024-11-05 HTTP+SSE transport
+//! (`legacy_sse`); an HTTP server is reached with the headers its config gives (`http_endpoint`). The runner reaches tools only through it, and
 //! `mcpick import` snapshots servers with it. It accepts both answers servers give to an unknown
 //! tool: a JSON-RPC error or an `isError` result.
 
 mod child_stderr;
 mod era;
+mod http_endpoint;
 mod http_link;
 mod launch;
+mod legacy_sse;
 mod wire;
 
 pub use child_stderr::StderrLog;
 pub use era::{Era, Negotiation, PROBE_TIMEOUT};
+pub use http_endpoint::{HttpEndpoint, HttpTransport};
 pub use launch::StdioLaunch;
 
 use super::protocol::jsonrpc::{RequestId, encode_notification, encode_request};
@@ -57,6 +61,7 @@ pub enum ClientError {
 enum Link {
     Lines(mpsc::UnboundedSender<String>),
     Http(HttpLink),
+    LegacySse(legacy_sse::LegacySseLink),
 }
 
 /// A connected client, its era settled.
@@ -147,30 +152,8 @@ impl McpClient {
         negotiation: Negotiation,
         request_timeout: Duration,
     ) -> Result<McpClient, ClientError> {
-        let http = reqwest::Client::builder()
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|e| ClientError::Protocol(e.to_string()))?;
-        let link = HttpLink {
-            http,
-            url: url.to_string(),
-            session_id: Mutex::new(None),
-            protocol_version: Mutex::new(None),
-        };
-        let mut client = McpClient::unconnected(Link::Http(link), None);
-        client.request_timeout = request_timeout;
-        let client = client.negotiate(negotiation).await?;
-        if client.is_stateless() {
-            client.listen_for_changes();
-        } else if let Link::Http(link) = &client.link {
-            *lock(&link.protocol_version) = client
-                .server_info
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            client.open_http_notification_stream(link);
-        }
-        Ok(client)
+        McpClient::connect_endpoint(&HttpEndpoint::streamable(url), negotiation, request_timeout)
+            .await
     }
 
     fn unconnected(link: Link, child: Option<tokio::process::Child>) -> McpClient {
@@ -327,6 +310,8 @@ impl McpClient {
                 }
                 self.stream_in_background(request);
             }
+            // The 2024-11-05 transport has no stateless era to listen in.
+            Link::LegacySse(_) => {}
         }
     }
 
@@ -433,6 +418,7 @@ impl McpClient {
                 });
                 self.post(link, text, method == "initialize", headers).await
             }
+            Link::LegacySse(link) => link.post(text).await,
         };
         if let Err(e) = sent {
             lock(&self.pending).remove(&id);
@@ -469,6 +455,7 @@ impl McpClient {
                 });
                 self.post(link, text, false, headers).await
             }
+            Link::LegacySse(link) => link.post(text).await,
         }
     }
 }

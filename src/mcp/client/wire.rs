@@ -113,7 +113,7 @@ pub(super) async fn read_sse(
 }
 
 /// The end (exclusive, separator included) of the first complete event in `buffer`.
-fn find_event_end(buffer: &[u8]) -> Option<usize> {
+pub(super) fn find_event_end(buffer: &[u8]) -> Option<usize> {
     let lf = buffer.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
     let crlf = buffer
         .windows(4)
@@ -126,7 +126,7 @@ fn find_event_end(buffer: &[u8]) -> Option<usize> {
 }
 
 /// The joined `data:` lines of one event.
-fn sse_data(event: &[u8]) -> Vec<u8> {
+pub(super) fn sse_data(event: &[u8]) -> Vec<u8> {
     let mut data = Vec::new();
     for line in event.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
