@@ -4,6 +4,7 @@
 
 pub mod batch_provider;
 pub mod bfcl_mutations;
+pub mod composite_action;
 pub mod drafter_provider;
 pub mod hosted_run;
 pub mod mock_provider;

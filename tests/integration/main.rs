@@ -19,6 +19,7 @@ mod explain;
 mod filesystem_server;
 mod formats;
 mod github_action;
+mod github_action_checks;
 mod golden_runs;
 mod hosted_backends;
 mod hostile_folders;
