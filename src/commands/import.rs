@@ -50,10 +50,21 @@ pub fn run_import(options: ImportOptions, out: &mut dyn Write) -> std::io::Resul
         .enable_all()
         .build()?;
     let mut failed = 0;
+    let mut written: Vec<PathBuf> = Vec::new();
     for server in &servers {
+        let server = match server {
+            Ok(server) => server,
+            Err(unread) => {
+                // One server's missing variable does not stop the others of the file.
+                writeln!(out, "mcpick import ({}): {}", unread.name, unread.message)?;
+                failed += 1;
+                continue;
+            }
+        };
         let name = options.name.name.as_deref().filter(|_| servers.len() == 1);
-        let (file, name) = destination(server, &output, names_a_file, name);
+        let (file, name) = destination(server, &output, names_a_file, name, &written);
         let status = import_one(&runtime, &options, server, &file, &name, out)?;
+        written.push(file);
         if status != ExitStatus::Success {
             failed += 1;
         }
@@ -79,6 +90,7 @@ fn destination(
     output: &Path,
     names_a_file: bool,
     name: Option<&str>,
+    written: &[PathBuf],
 ) -> (PathBuf, String) {
     if names_a_file {
         let stem = output
@@ -87,7 +99,14 @@ fn destination(
             .unwrap_or_else(|| "imported".into());
         return (output.to_path_buf(), name.map_or(stem, str::to_string));
     }
-    let stem = file_name_for(server.name.as_deref().unwrap_or("server"));
+    // Two names that make one file name ("my server", "my-server") get a file each.
+    let base = file_name_for(server.name.as_deref().unwrap_or("server"));
+    let mut stem = base.clone();
+    let mut n = 1;
+    while written.contains(&output.join(format!("{stem}.json"))) {
+        n += 1;
+        stem = format!("{base}-{n}");
+    }
     (
         output.join(format!("{stem}.json")),
         name.map_or(stem, str::to_string),

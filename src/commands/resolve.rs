@@ -109,10 +109,21 @@ pub fn negotiation(era: EraChoice) -> Negotiation {
     }
 }
 
+/// A server of a config file that could not be made ready (a variable not set, a field
+/// missing), by its name: the others of the file are still read.
+#[derive(Debug, Clone)]
+pub struct UnreadServer {
+    pub name: String,
+    pub message: String,
+}
+
 /// The live servers the flags name: the one `--stdio` or `--url` names, or those of
-/// `--mcp-config` (the one `#NAME` picks, or every one). clap lets at most one kind through.
-pub fn live_servers(flags: &LiveServerFlags) -> Result<Vec<ChosenServer>, String> {
-    let plain = |source| Ok(vec![ChosenServer::plain(source)]);
+/// `--mcp-config` (the one `#NAME` picks, or every one), each ready or why not. clap lets at most
+/// one kind through; the outer error is a file that cannot be read at all.
+pub fn live_servers(
+    flags: &LiveServerFlags,
+) -> Result<Vec<Result<ChosenServer, UnreadServer>>, String> {
+    let plain = |source| Ok(vec![Ok(ChosenServer::plain(source))]);
     match (&flags.stdio, &flags.url, &flags.mcp_config) {
         (Some(command), None, None) => plain(ServerSource::Stdio(StdioServer {
             line: command.clone(),
@@ -136,7 +147,7 @@ pub fn one_live_server(flags: &LiveServerFlags) -> Result<ChosenServer, String> 
         }
     }
     let mut servers = live_servers(flags)?;
-    Ok(servers.remove(0))
+    servers.remove(0).map_err(|unread| unread.message)
 }
 
 /// The message for a config with several servers where one is wanted.
@@ -159,7 +170,7 @@ pub fn several_servers(config: &ConfigFile) -> String {
 fn configured_servers(
     flags: &LiveServerFlags,
     choice: &ConfigChoice,
-) -> Result<Vec<ChosenServer>, String> {
+) -> Result<Vec<Result<ChosenServer, UnreadServer>>, String> {
     let config = ConfigFile::read(&choice.file)?;
     let environment = Environment::from_process(&flags.inputs, config.workspace())
         .with_input_defaults(config.input_defaults());
@@ -167,10 +178,21 @@ fn configured_servers(
         Some(name) => vec![name.as_str()],
         None => config.names(),
     };
-    names
+    if let Some(name) = &choice.name
+        && !config.names().contains(&name.as_str())
+    {
+        // A name the file lacks is a mistake in the command, not in one server.
+        return Err(config.server(name, &environment).err().unwrap_or_default());
+    }
+    Ok(names
         .into_iter()
         .map(|name| {
-            let mut server = config.server(name, &environment)?;
+            let mut server = config
+                .server(name, &environment)
+                .map_err(|message| UnreadServer {
+                    name: name.to_string(),
+                    message,
+                })?;
             if let ServerSource::Stdio(stdio) = &mut server.source {
                 stdio.env.extend(flags.env.iter().cloned());
                 if let Some(cwd) = &flags.cwd {
@@ -187,7 +209,7 @@ fn configured_servers(
                 recorded,
             })
         })
-        .collect()
+        .collect())
 }
 
 /// The folder (or file) a command that must write is told to write to. clap requires the flag

@@ -59,8 +59,12 @@ fn environment() -> Vec<(String, String)> {
     ]
 }
 
+/// `mcpick import ARGS` in `dir`, its home and caches in `dir/home` (scanned for the canary too).
 fn import(dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> (i32, String) {
     let mut env = environment();
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    env.push(("HOME".into(), home.display().to_string()));
     env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let env: Vec<(&str, &Path)> = env
         .iter()
@@ -234,6 +238,32 @@ fn the_filesystem_server_imports_from_each_client_s_config_and_no_secret_is_writ
             "{imported}"
         );
     }
+    // A value given through `env` reaches the server: it reports the length of what it was given.
+    let python = peers().join(".venv/bin/python").display().to_string();
+    let reporter = peers().join("py_env_server.py").display().to_string();
+    let config = serde_json::json!({"mcpServers": {"reporter": {
+        "command": python, "args": [reporter], "env": {"FS_TOKEN": "${CANARY_SECRET}"}
+    }}});
+    std::fs::write(dir.join("reporter.json"), config.to_string()).unwrap();
+    let (code, text) = import(
+        dir,
+        &[
+            "--mcp-config",
+            "reporter.json",
+            "-o",
+            "toolsets/reporter.json",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{text}");
+    printed.push_str(&text);
+    let reporter = toolset(&dir.join("toolsets/reporter.json"));
+    let description = reporter["tools"][0]["description"].as_str().unwrap();
+    assert!(
+        description.contains(&format!("a token of {} characters", CANARY.len())),
+        "{description}"
+    );
+
     // As written, not as filled: the command keeps its variables.
     let cursor = toolset(&dir.join("toolsets/cursor.json"));
     assert_eq!(cursor["imported"]["command"][3], "${workspaceFolder}/data");
@@ -256,10 +286,42 @@ fn the_filesystem_server_imports_from_each_client_s_config_and_no_secret_is_writ
             "${MCPICK_INPUT_ALLOWED_DIRECTORY}"
         ])
     );
-    // Lint reads the registry entry: this description is backed by the tools and fits.
+    // Lint reads the registry entry: this description is backed by the tools and fits...
     let (code, lint) = mcpick_in(dir, &["lint", "toolsets/registry.json"], &[]);
     assert!(code <= 1, "{lint}");
     assert!(!lint.contains("registry-"), "{lint}");
+    // ...and one too long for the registry, promising what no tool does, is found.
+    let mut long: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("server.json")).unwrap()).unwrap();
+    long["description"] = Value::from(format!(
+        "{} and weather forecasts",
+        "Read, write, search and move files and directories on disk ".repeat(2)
+    ));
+    std::fs::write(dir.join("long-server.json"), long.to_string()).unwrap();
+    let extra = [
+        ("MCPICK_INPUT_ALLOWED_DIRECTORY", data.as_str()),
+        ("FS_TOKEN", CANARY),
+    ];
+    let (code, text) = import(
+        dir,
+        &[
+            "--mcp-config",
+            "long-server.json",
+            "-o",
+            "toolsets/long.json",
+        ],
+        &extra,
+    );
+    assert_eq!(code, 0, "{text}");
+    let (_, lint) = mcpick_in(dir, &["lint", "toolsets/long.json"], &[]);
+    assert!(
+        lint.contains("registry-description") && lint.contains("the registry takes 1 to 100"),
+        "{lint}"
+    );
+    assert!(
+        lint.contains("registry-promise") && lint.contains("\"weather\", \"forecasts\""),
+        "{lint}"
+    );
 
     // The secret reached the server (it was required), and nothing mcpick wrote or printed holds it.
     assert_eq!(files_holding(dir, CANARY), Vec::<PathBuf>::new());
@@ -330,6 +392,22 @@ fn what_cannot_be_read_is_named_and_nothing_is_prompted() {
     let (code, text) = import(dir, &["--mcp-config", "broken.json", "-o", "t/x.json"], &[]);
     assert_eq!(code, 2);
     assert!(text.contains("broken.json:3:"), "{text}");
+    // One server's missing variable does not stop the others of the file.
+    let partial = serde_json::json!({"mcpServers": {
+        "good": {"command": "npx", "args": ["-y", FILESYSTEM, "./data"]},
+        "bad": {"command": "npx", "args": ["${NOT_SET_ANYWHERE}"]}
+    }});
+    std::fs::write(dir.join("partial.json"), partial.to_string()).unwrap();
+    let (code, text) = import(dir, &["--mcp-config", "partial.json", "-o", "partial"], &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("mcpick import (bad)")
+            && text.contains("mcpServers.bad.args[0]")
+            && text.contains("${NOT_SET_ANYWHERE}"),
+        "{text}"
+    );
+    assert!(text.contains("imported 1 of 2 servers"), "{text}");
+    assert!(dir.join("partial/good.json").exists());
     // --input names the variable an input comes from.
     let (code, text) = import(
         dir,

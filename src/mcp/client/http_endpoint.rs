@@ -53,7 +53,8 @@ impl HttpEndpoint {
                 ))
             })?;
             value.set_sensitive(true);
-            headers.insert(name, value);
+            // A name given twice is sent twice, as an HTTP client would.
+            headers.append(name, value);
         }
         reqwest::Client::builder()
             .tcp_nodelay(true)

@@ -29,8 +29,9 @@ impl LegacySseLink {
         url: &str,
         wait: Duration,
     ) -> Result<(LegacySseLink, OpenStream), ClientError> {
+        // The URL may have been filled from a config's variables: the error does not repeat it.
         let base = reqwest::Url::parse(url)
-            .map_err(|e| ClientError::Protocol(format!("{url:?} is not a URL: {e}")))?;
+            .map_err(|e| ClientError::Protocol(format!("the server's URL is not a URL: {e}")))?;
         let opened = async {
             let response = http
                 .get(base.clone())
@@ -54,6 +55,14 @@ impl LegacySseLink {
         let post_url = base.join(endpoint.trim()).map_err(|e| {
             ClientError::Protocol(format!("the endpoint event {endpoint:?} is not a URL: {e}"))
         })?;
+        // Every POST carries the config's headers (often a credential): only to the server's own
+        // origin, as the SDKs insist, never to wherever its event points.
+        if post_url.origin() != base.origin() {
+            return Err(ClientError::Protocol(format!(
+                "the endpoint event names another origin ({}); its messages would carry this server's headers there",
+                post_url.origin().ascii_serialization()
+            )));
+        }
         Ok((
             LegacySseLink {
                 http,
