@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Step `comment` of action.yml: posts the gate's report on the pull request, or updates the one
 it posted before, so a pull request carries ONE mcpick comment however often it is pushed to.
+Only a comment by `COMMENT_AUTHOR` (the action's `comment-author`, by default the login of
+`github.token`) is taken for the earlier one.
 
 The comment is found by the hidden marker line its body opens with (`mcpick compare --format
 markdown` writes it): the pull request's comments are listed page by page (GET
@@ -58,12 +60,15 @@ def next_page(link):
     return None
 
 
-def find_comment(api, repo, number, token):
+def find_comment(api, repo, number, token, author):
+    """The first comment `author` wrote that opens with the marker: a person's comment opening
+    with it (a copy, a test) is never edited."""
     url = f"{api}/repos/{repo}/issues/{number}/comments?per_page=100"
     while url:
         comments, link = request("GET", url, token)
         for comment in comments:
-            if (comment.get("body") or "").lstrip().startswith(MARKER):
+            by = (comment.get("user") or {}).get("login")
+            if by == author and (comment.get("body") or "").lstrip().startswith(MARKER):
                 return comment
         url = next_page(link)
     return None
@@ -102,8 +107,12 @@ def main():
 
     fork = os.environ.get("FORK") == "true"
     try:
-        found = find_comment(api, repo, number, token)
-        if found:
+        author = os.environ.get("COMMENT_AUTHOR") or "github-actions[bot]"
+        found = find_comment(api, repo, number, token, author)
+        if found and found.get("body") == body:
+            # Nothing measured changed: leave the comment (and its notification) alone.
+            comment, action = found, "left unchanged"
+        elif found:
             comment, _ = request("PATCH", f"{api}/repos/{repo}/issues/comments/{found['id']}", token, {"body": body})
             action = "updated"
         else:
@@ -116,8 +125,9 @@ def main():
                    else "give the job `permissions: pull-requests: write`")
             print(f"::{level}::mcpick action: cannot comment on #{number} ({error}); {why}. The report is in the job summary.")
             return 0
-        print(f"::error::mcpick action: {error}")
-        return 1
+        # The comment is a courtesy: an API that fails must not take the gate's verdict with it.
+        print(f"::warning::mcpick action: cannot comment on #{number} ({error}). The report is in the job summary.")
+        return 0
     print(f"mcpick action: {action} comment {comment['id']} on #{number}: {comment.get('html_url', '')}")
     set_output("comment-id", comment["id"])
     set_output("comment-url", comment.get("html_url", ""))

@@ -47,9 +47,8 @@ fi
     echo "Not run here (a pull request from a fork gets no secrets): \`${SKIPPED// /\`, \`}\`."
     echo
   fi
-  if [ -n "${GITHUB_RUN_ID:-}" ]; then
-    echo "[The workflow run](${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/actions/runs/$GITHUB_RUN_ID) has both runs' logs."
-  fi
+  # No link to this workflow run: the body stays the same when the result does, so the comment
+  # is not rewritten on a push that changed nothing mcpick measures.
 } >>"$body"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$body" >>"$GITHUB_STEP_SUMMARY"; fi
 

@@ -37,6 +37,8 @@ if [ -n "$(event 'pull_request.number')" ]; then
   # A deleted fork leaves head.repo null: still not this repository.
   [ "$head_repo" = "$base_repo" ] || fork=true
 fi
+# Dependabot's pull requests come from this repository but get no Actions secrets either.
+if [ "${GITHUB_ACTOR:-}" = "dependabot[bot]" ]; then fork=true; fi
 
 # What run-args say about keys: --api-key-env NAME renames the variable, --base-url lets an
 # OpenAI-compatible server answer without one.
@@ -50,6 +52,11 @@ for ((i = 0; i < ${#WORDS[@]}; i++)); do
     --base-url | --base-url=*) base_url=true ;;
   esac
 done
+# The name is expanded indirectly below; bash would evaluate a subscript in it (`x[$(cmd)]`).
+if [ -n "$key_env" ] && ! [[ $key_env =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+  echo "::error::mcpick action: --api-key-env '$key_env' in run-args is not a variable name" >&2
+  exit 1
+fi
 
 kept=()
 skipped=()
@@ -66,7 +73,7 @@ for spec in "${WORDS[@]}"; do
   esac
   if [ -n "$variable" ] && [ -z "${!variable:-}" ]; then
     if [ "$fork" = true ]; then
-      echo "::notice title=mcpick: $spec skipped::$variable is empty: a pull request from a fork gets no secrets, so the hosted backend $spec is not run; the keyless backends still are."
+      echo "::notice title=mcpick: $spec skipped::$variable is empty: a pull request from a fork (or Dependabot's) gets no secrets, so the hosted backend $spec is not run; the keyless backends still are."
       skipped+=("$spec")
       continue
     fi

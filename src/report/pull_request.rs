@@ -110,7 +110,9 @@ fn movers_part(verdict: &ComparisonVerdict) -> String {
                 cells.push(label.clone());
             }
             cells.extend([
-                format!("{}/{}", m.suite, m.task),
+                // A task id comes from the pull request's own files: in code, so a `@name` or
+                // markup in it is shown, not acted on.
+                format!("`{}`", format!("{}/{}", m.suite, m.task).replace('`', "'")),
                 picks(&m.before),
                 picks(&m.after),
                 format!("{:+.0} pp", m.change() * 100.0),

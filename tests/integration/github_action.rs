@@ -200,12 +200,14 @@ fn backends_in(run_dir: &Path) -> std::collections::BTreeSet<String> {
 fn the_action_comments_once_and_updates_its_comment_on_the_next_push() {
     let pr = PullRequest::new();
     // Three comments by people before the action's first (two per page: the listing takes two
-    // pages), and an mcpick comment on another pull request, which is not this one's.
+    // pages), an mcpick comment on another pull request, which is not this one's, and a person's
+    // comment that opens with the marker, which the action must never edit.
     let seed = serde_json::json!([
         {"id": 1, "issue": PR, "body": "Looks good to me", "user": {"login": "alice"}},
         {"id": 2, "issue": PR, "body": "> <!-- mcpick-report -->\nquoting the bot", "user": {"login": "bob"}},
         {"id": 3, "issue": PR, "body": "One more thing", "user": {"login": "alice"}},
         {"id": 4, "issue": 8, "body": format!("{MARKER}\nanother pull request's report"), "user": {"login": "github-actions[bot]"}},
+        {"id": 5, "issue": PR, "body": format!("{MARKER}\na person's comment opening with the marker"), "user": {"login": "mallory"}},
     ]);
     let github = FakeGitHub::start(&pr.temp.join("api"), &seed, &["--page-size", "2"]);
 
@@ -279,7 +281,10 @@ fn the_action_comments_once_and_updates_its_comment_on_the_next_push() {
     let first_body = posts[0]["body"]["body"].as_str().unwrap().to_string();
     assert!(first_body.starts_with(MARKER), "{first_body}");
     assert!(first_body.contains("bm25"), "{first_body}");
-    assert!(first_body.contains("/actions/runs/4242"), "{first_body}");
+    assert!(
+        !first_body.contains("/actions/runs/"),
+        "a link to the run changes every push: {first_body}"
+    );
     assert!(calls.iter().all(|c| c["method"] != "PATCH"), "{calls:?}");
     // Listed page by page, following the Link header to the end (four comments, two a page).
     let pages: Vec<&str> = calls
@@ -329,19 +334,35 @@ fn the_action_comments_once_and_updates_its_comment_on_the_next_push() {
     let ours: Vec<Value> = github
         .comments()
         .into_iter()
-        .filter(|c| c["issue"] == PR && c["body"].as_str().unwrap().starts_with(MARKER))
+        .filter(|c| {
+            c["issue"] == PR
+                && c["user"]["login"] == "github-actions[bot]"
+                && c["body"].as_str().unwrap().starts_with(MARKER)
+        })
         .collect();
     assert_eq!(
         ours.len(),
         1,
         "exactly one mcpick comment on the pull request"
     );
+    let mallory = github
+        .comments()
+        .into_iter()
+        .find(|c| c["id"] == 5)
+        .unwrap();
+    assert!(
+        mallory["body"]
+            .as_str()
+            .unwrap()
+            .ends_with("a person's comment opening with the marker"),
+        "a person's comment was edited: {mallory}"
+    );
     let second_body = ours[0]["body"].as_str().unwrap();
     assert_ne!(
         second_body, first_body,
         "the comment now says the second run's result"
     );
-    assert_eq!(github.comments().len(), 5, "four seeded and one posted");
+    assert_eq!(github.comments().len(), 6, "five seeded and one posted");
     let junit_text = std::fs::read_to_string(&second.outputs["junit-file"]).unwrap();
     assert!(junit_text.contains("<failure"), "{junit_text}");
     assert_token_hidden(&second, &pr.temp);

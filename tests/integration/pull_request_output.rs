@@ -196,7 +196,7 @@ fn compare_markdown_is_a_stable_comment_with_verdict_table_and_movers() {
     );
     // Losses first among the largest changes: a no-call task rich now answers with a tool.
     assert!(
-        passing.contains("| bm25 | travel/conv-thanks-no-call | `(none)` ✓ | `check_visa_requirements` ✗ | -100 pp |"),
+        passing.contains("| bm25 | `travel/conv-thanks-no-call` | `(none)` ✓ | `check_visa_requirements` ✗ | -100 pp |"),
         "{passing}"
     );
     assert!(
