@@ -473,4 +473,24 @@ fn a_fork_pull_request_skips_the_hosted_backends_and_still_runs_the_keyless_ones
     );
     assert_eq!(step(&outcome, "base"), "not reached");
     assert_eq!(outcome.outputs["verdict"], "");
+
+    // A key variable named in run-args is read indirectly: a name that is not one (bash would
+    // run the command in its subscript) is refused before anything runs.
+    let canary = pr.temp.join("injected");
+    let run_args = format!("--api-key-env x[$(touch {})]", canary.display());
+    let outcome = pr.run_action(
+        &github,
+        &event,
+        &[
+            ("backends", "bm25 openai:gpt-4.1-mini"),
+            ("run-args", &run_args),
+        ],
+    );
+    assert_eq!(outcome.code, 1, "{}", outcome.log);
+    assert!(
+        outcome.log.contains("is not a variable name"),
+        "{}",
+        outcome.log
+    );
+    assert!(!canary.exists(), "the subscript ran: {}", outcome.log);
 }
