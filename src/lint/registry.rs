@@ -128,8 +128,8 @@ pub(super) fn lint_registry(toolset: &Toolset, findings: &mut Vec<Finding>) {
 }
 
 /// The description's content words that appear in no tool (a word counts as found when a tool
-/// word starts with it or it starts with a tool word of four letters or more, or it occurs in a
-/// tool's text with the spaces taken out: "filesystem" in "file system").
+/// word starts with it or it starts with a tool word of four letters or more, or, six letters or
+/// more, it occurs in the tools' text with the spaces taken out: "filesystem" in "file system").
 fn unbacked_words(description: &str, toolset: &Toolset) -> Vec<String> {
     let mut text = String::new();
     for tool in &toolset.tools {
@@ -170,7 +170,9 @@ fn unbacked_words(description: &str, toolset: &Toolset) -> Vec<String> {
         {
             continue;
         }
-        let found = joined.contains(word)
+        // The spaceless match is for compounds ("filesystem", "codebase"): a short word would
+        // match by accident across words and tools ("git" in "digits").
+        let found = (word.chars().count() >= 6 && joined.contains(word))
             || tool_words
                 .iter()
                 .any(|t| t.starts_with(word) || (t.chars().count() >= 4 && word.starts_with(t)));
@@ -237,6 +239,13 @@ mod tests {
             .is_empty()
         );
         let files = [("read_file", "Read a file from the file system.")];
+        // ...while a short word is not found inside another ("git" in "digits").
+        let digits = [("count_digits", "Count the digits of a number.")];
+        let found = rules(&toolset("Git history", &digits));
+        assert!(
+            found.len() == 1 && found[0].1.contains("\"git\""),
+            "{found:?}"
+        );
         let found = rules(&toolset("Secure filesystem access", &files));
         assert!(found.is_empty(), "{found:?}");
     }
