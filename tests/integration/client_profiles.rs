@@ -231,3 +231,52 @@ fn a_client_the_run_cannot_honour_is_refused_before_anything_runs() {
         assert!(!out.path().join(client).join("trials.jsonl").exists());
     }
 }
+
+const DOTTED_SUITE: &str = r#"
+format = 1
+suite = "wire"
+toolset = "weather"
+
+[[task]]
+id = "oslo"
+prompt = "What is the weather in Oslo?"
+expect = [{ tool = "weather.get", args = { city = "Oslo" } }]
+"#;
+
+#[test]
+fn claude_desktop_refuses_a_dotted_name_that_claude_code_shows_prefixed() {
+    use common::hosted_run::{mcpick as mcpick_in, workspace_with};
+    let dir = workspace_with(DOTTED_SUITE);
+    let run = |client: &str| {
+        mcpick_in(
+            dir.path(),
+            &[
+                "run",
+                "--backend",
+                "oracle",
+                "--client",
+                client,
+                "--no-progress",
+                "--out",
+                client,
+            ],
+        )
+    };
+    let desktop = run("claude-desktop");
+    assert_ne!(desktop.status.code(), Some(0));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&desktop.stdout),
+        String::from_utf8_lossy(&desktop.stderr)
+    );
+    assert!(
+        said.contains("Claude Desktop refuses the tools of weather")
+            && said.contains("\"weather.get\" holds '.'"),
+        "{said}"
+    );
+    let code = run("claude-code");
+    succeeded(&code);
+    let trials = read_trials(&dir.path().join("claude-code"));
+    assert_eq!(trials[0]["expected_tools"][0], "mcp__weather__weather.get");
+    assert_eq!(trials[0]["outcome"], "correct", "{}", trials[0]);
+}

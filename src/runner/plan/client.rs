@@ -32,10 +32,13 @@ pub(super) fn shown_names(
         let shown = match profile.shown_name(server, &tool.name) {
             ShownName::Shown(name) => Some(name),
             ShownName::LeftOut(why) => {
-                notices.push(format!(
+                let notice = format!(
                     "--client {}: tool {} of {server} is left out: {why}",
                     profile.name, tool.name
-                ));
+                );
+                if !notices.contains(&notice) {
+                    notices.push(notice);
+                }
                 None
             }
             ShownName::Refused(why) => {
@@ -83,12 +86,17 @@ pub(super) fn apply_cap(
         return;
     }
     let name = &profile.name;
+    let mut say = |notice: String| {
+        if !notices.contains(&notice) {
+            notices.push(notice);
+        }
+    };
     match cap.past_cap {
         Some(PastCap::FirstN) => {
             if sizes.is_empty() {
                 tools.truncate(most);
             }
-            notices.push(format!(
+            say(format!(
                 "--client {name}: {} sends only the first {most} tools; suite {suite}'s trials over {most} show the first {most} listed",
                 profile.title
             ));
@@ -98,7 +106,7 @@ pub(super) fn apply_cap(
             profile.title
         )),
         Some(PastCap::Defer) => {}
-        None => notices.push(format!(
+        None => say(format!(
             "--client {name}: past {most} tools what {} does is unknown; suite {suite}'s {largest} are all shown",
             profile.title
         )),

@@ -170,14 +170,21 @@ pub(super) fn plan_suites(
                         }
                     })
                     .collect();
-                let own = shown
-                    .iter()
-                    .find(|(name, _)| *name == suite.toolset)
-                    .map_or(&[][..], |(_, tools)| tools.as_slice());
+                // The suite's own tools as shown (its arms' renames aside), which no distractor
+                // may be named like.
+                let own: Vec<Tool> = match profile {
+                    None => toolset.tools.clone(),
+                    Some(profile) => {
+                        let mut quiet = Vec::new();
+                        client::shown_names(profile, &suite.toolset, &toolset.tools, &mut quiet)
+                            .map(|names| client::renamed(toolset.tools.clone(), &names))
+                            .unwrap_or_default()
+                    }
+                };
                 let (own_name, own_tools) = if own_lists {
                     ("", &[][..])
                 } else {
-                    (suite.toolset.as_str(), own)
+                    (suite.toolset.as_str(), own.as_slice())
                 };
                 distractor_pool(
                     shown.iter().map(|(name, tools)| (*name, tools.as_slice())),
