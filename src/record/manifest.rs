@@ -62,6 +62,10 @@ pub struct Manifest {
     /// The folders a merged run was made of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_from: Option<Vec<MergedFolder>>,
+    /// The client profile the tools were shown as (`--client`), whole: its source, the date it was
+    /// checked and every rule, as this build applied them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<crate::client_profile::ClientProfile>,
 }
 
 /// A backend lane as the manifest records it.

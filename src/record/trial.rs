@@ -42,6 +42,11 @@ pub struct StoredTrial {
     /// The exposure strategy (absent when the run names none: every tool listed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exposure: Option<String>,
+    /// The exposure the client profile (`--client`) deferred this trial's tools into, past its
+    /// rule (absent: shown as `exposure` says). Not part of the key: the client decides it from
+    /// the tools the trial shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_exposure: Option<String>,
     /// What `retrieve:RETRIEVER:K` showed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retrieval: Option<Retrieval>,
@@ -112,9 +117,10 @@ pub struct StoredTrial {
 }
 
 /// The fields a line leaves out when they are empty; every other field is on every line.
-const SKIPPED_WHEN_EMPTY: [&str; 9] = [
+const SKIPPED_WHEN_EMPTY: [&str; 10] = [
     "variant",
     "exposure",
+    "client_exposure",
     "retrieval",
     "searches",
     "size",
@@ -338,6 +344,7 @@ mod tests {
         let mut trial: StoredTrial = serde_json::from_str(FIRST_RELEASE_LINE).unwrap();
         trial.variant = Some("v".into());
         trial.exposure = Some("retrieve:bm25:2".into());
+        trial.client_exposure = Some("search-tool:bm25:5".into());
         trial.retrieval = Some(Retrieval {
             retriever: "bm25".into(),
             k: 2,

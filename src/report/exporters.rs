@@ -32,6 +32,8 @@ pub struct RunReport<'a> {
     pub summary_text: String,
     /// The analysis, or why it failed (the summary is written either way).
     pub analysis: Result<RunAnalysis, String>,
+    /// The client profile's part (`--client`), absent when the run named none.
+    pub client: Option<serde_json::Value>,
 }
 
 /// One output file.
@@ -226,7 +228,7 @@ impl Exporter for JsonExporter {
             Ok(analysis) => experiments_json(analysis),
             Err(_) => serde_json::Value::Null,
         };
-        let summary = serde_json::json!({
+        let mut summary = serde_json::json!({
             "cells": report.summary_json,
             "trials": report.trials.len(),
             "planned_trials": report.planned,
@@ -235,6 +237,9 @@ impl Exporter for JsonExporter {
             "set_aside_earlier": report.earlier_set_aside,
             "experiments": experiments,
         });
+        if let (Some(client), Some(fields)) = (&report.client, summary.as_object_mut()) {
+            fields.insert("client".into(), client.clone());
+        }
         Ok(Some(
             serde_json::to_string_pretty(&summary)
                 .unwrap_or_default()

@@ -88,6 +88,13 @@ pub fn rebuild_run(folder: &Path) -> std::io::Result<Rebuilt> {
     if let Some((manifest, _)) = &manifest {
         text.push_str(&draft_notes(manifest));
     }
+    let client = manifest
+        .as_ref()
+        .and_then(|(m, _)| m.client.as_ref())
+        .map(|profile| super::client::client_part(profile, &stored.trials));
+    if let Some((_, client_text)) = &client {
+        text.push_str(client_text);
+    }
     match &analysis {
         Ok(analysis) => text.push_str(&experiment_markdown(analysis)),
         Err(e) => text.push_str(&format!("\nanalysis failed: {e}\n")),
@@ -112,6 +119,7 @@ pub fn rebuild_run(folder: &Path) -> std::io::Result<Rebuilt> {
         summary_json,
         summary_text: text,
         analysis,
+        client: client.map(|(value, _)| value),
     };
     for exporter in all_exporters() {
         if let Some(bytes) = exporter.export(&report)? {

@@ -370,11 +370,11 @@ fn is_retryable(error: &BackendError) -> bool {
     )
 }
 
-/// A rough count of a request's tokens (four bytes of JSON a token), for rate limiting only.
+/// A rough count of a request's tokens (`tool_exposure::estimated_tokens`), for rate limiting only.
 fn estimate_tokens(turn: &Turn<'_>) -> u64 {
     let bytes = serde_json::to_string(turn.messages).map_or(0, |s| s.len())
         + serde_json::to_string(turn.tools).map_or(0, |s| s.len());
-    (bytes / 4) as u64
+    crate::tool_exposure::estimated_tokens(bytes)
 }
 
 #[cfg(test)]

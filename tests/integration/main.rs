@@ -12,6 +12,7 @@ mod batch_api;
 mod bfcl_differential;
 mod cli;
 mod client_configs;
+mod client_profiles;
 mod compare;
 mod draft;
 mod experiments;

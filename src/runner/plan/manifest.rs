@@ -41,6 +41,7 @@ pub(super) struct ManifestParts<'a> {
     pub files: BTreeMap<String, String>,
     pub cache: Option<&'a Path>,
     pub trials: usize,
+    pub client: Option<&'a crate::client_profile::ClientProfile>,
 }
 
 pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
@@ -94,6 +95,7 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
         started: None,
         shard: None,
         merged_from: None,
+        client: parts.client.cloned(),
     }
 }
 

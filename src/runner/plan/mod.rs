@@ -8,6 +8,7 @@
 //! (`exposures`), and the manifest (`manifest`) that `--resume` reads back.
 //! Nothing here prints: what the plan notices goes to `notices`.
 
+mod client;
 mod exposures;
 mod lanes;
 mod manifest;
@@ -18,6 +19,7 @@ use super::lane::BackendLane;
 use super::sweep_tools::{Shown, exposed_tools};
 use super::trial::ToolListing;
 use crate::backend::OracleAnswers;
+use crate::client_profile::{ClientProfile, PastCap};
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{Task, Tool};
 use crate::record::{Manifest, StoredTrial, TrialKey};
@@ -105,6 +107,8 @@ pub struct RunPlan {
     pub exposures: Vec<Exposure>,
     /// What ranks tools for `retrieve:*` and `search-tool:*`.
     pub rankers: exposures::Rankers,
+    /// The client profile tools are shown as (`--client`; `None`: the server's own list).
+    pub client: Option<ClientProfile>,
     pub seeds: u32,
     pub repeats: u32,
     pub budget: Option<f64>,
@@ -134,10 +138,12 @@ impl RunPlan {
         let backends = lanes::parse_backends(options, &config, &mut problems);
         let cache = lanes::response_cache(options, &backends, &mut notices);
         let (workspace, pool) = suites::load_workspaces(options, &mut problems, &mut notices);
+        let client = client::load(options, &mut problems);
         let suites = suites::plan_suites(
             options,
             &workspace,
             pool.as_ref(),
+            client.as_ref(),
             &mut problems,
             &mut notices,
         );
@@ -167,7 +173,20 @@ impl RunPlan {
             );
         }
         exposures::check(options, &lanes, &suites, &mut problems);
-        let rankers = exposures::Rankers::for_exposures(&options.exposures, &mut problems);
+        if let Some(profile) = &client {
+            client::check(profile, &lanes, &mut problems);
+        }
+        let ranked: Vec<Exposure> = options
+            .exposures
+            .iter()
+            .copied()
+            .chain(
+                client
+                    .as_ref()
+                    .and_then(|p| p.deferred_exposure(usize::MAX, u64::MAX)),
+            )
+            .collect();
+        let rankers = exposures::Rankers::for_exposures(&ranked, &mut problems);
         if !problems.is_empty() {
             return Err(PlanError(problems));
         }
@@ -199,8 +218,9 @@ impl RunPlan {
             files,
             cache: cache.as_ref().map(|c| c.path.as_path()),
             trials,
+            client: client.as_ref(),
         });
-        Ok(RunPlan {
+        let mut plan = RunPlan {
             suites,
             lanes,
             max_turns: options.max_turns,
@@ -208,13 +228,17 @@ impl RunPlan {
             distractors: options.distractors,
             exposures: options.exposures.clone(),
             rankers,
+            client,
             seeds,
             repeats,
             budget: options.budget,
             hash,
             manifest,
             notices,
-        })
+        };
+        let client_notices = plan.client_notices();
+        plan.notices.extend(client_notices);
+        Ok(plan)
     }
 
     /// What the plan crosses, as the user reads it: `1 suites × 2 arms × 4 backends`.
@@ -293,14 +317,21 @@ impl RunPlan {
                 toolset_names: &own.toolset_names,
             },
         };
-        std::borrow::Cow::Owned(exposed_tools(
+        let mut tools = exposed_tools(
             shown,
             &suite.pool,
             &suite.tasks[trial.task],
             trial.size as usize,
             self.distractors,
             trial.sweep_seed,
-        ))
+        );
+        // A client that sends only its first N tools sends the first N of this listing.
+        if let Some(cap) = self.client.as_ref().and_then(ClientProfile::cap)
+            && cap.past_cap == Some(PastCap::FirstN)
+        {
+            tools.truncate(cap.max_tools as usize);
+        }
+        std::borrow::Cow::Owned(tools)
     }
 
     /// The stored trial `trial` will be: what the plan says of it (which suite, task, backend and
@@ -316,6 +347,7 @@ impl RunPlan {
             backend: self.lanes[trial.lane].id.clone(),
             variant: suite.variant.clone(),
             exposure: self.exposure_label(trial),
+            client_exposure: self.client_exposure(trial).map(Exposure::label),
             size: sized.then_some(trial.size),
             distractors: sized.then(|| self.distractors.as_str().to_string()),
             sweep_seed: trial.sweep_seed,
@@ -347,12 +379,15 @@ impl RunPlan {
         self.new_trial(trial).key()
     }
 
-    /// The strategy `trial` exposes its tools by (`flat` when the run names none).
+    /// The strategy `trial` exposes its tools by: the client's when it defers them, else the one
+    /// the run names (`flat` when it names none).
     pub fn exposure(&self, trial: PlannedTrial) -> Exposure {
-        self.exposures
-            .get(trial.exposure as usize)
-            .copied()
-            .unwrap_or(Exposure::Flat)
+        self.client_exposure(trial).unwrap_or_else(|| {
+            self.exposures
+                .get(trial.exposure as usize)
+                .copied()
+                .unwrap_or(Exposure::Flat)
+        })
     }
 
     /// The strategy's label as trials are keyed by (`None` when the run names none).

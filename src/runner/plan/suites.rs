@@ -5,13 +5,18 @@
 
 use super::super::sweep_tools::distractor_pool;
 use super::super::trial::ToolListing;
+use super::client;
 use super::server_instructions::{instructions_block, with_instructions};
 use super::{BASE_ARM, SuitePlan, TaskServing};
+use crate::client_profile::ClientProfile;
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{ScoringProfile, Task, TaskTool, Tool};
 use crate::settings::RunSettings;
 use std::path::PathBuf;
+
+/// One arm of a suite: its label (`None` when the run names no variants), its tools and its tasks.
+type Arm = (Option<String>, Vec<Tool>, Vec<Task>);
 
 /// The suites' workspace and, with `--pool`, the pool's; their errors go to `problems`.
 pub(super) fn load_workspaces(
@@ -73,6 +78,7 @@ pub(super) fn plan_suites(
     options: &RunSettings,
     workspace: &Workspace,
     pool_workspace: Option<&Workspace>,
+    profile: Option<&ClientProfile>,
     problems: &mut Vec<String>,
     notices: &mut Vec<String>,
 ) -> Vec<SuitePlan> {
@@ -99,7 +105,7 @@ pub(super) fn plan_suites(
             if !suite.tasks.iter().any(tagged) {
                 continue;
             }
-            let arms: Vec<(Option<String>, Vec<Tool>, Vec<Task>)> = if options.variants.is_empty() {
+            let arms: Vec<Arm> = if options.variants.is_empty() {
                 vec![(None, toolset.tools.clone(), suite.tasks.clone())]
             } else {
                 let mut arms = Vec::new();
@@ -129,6 +135,16 @@ pub(super) fn plan_suites(
                 }
                 arms
             };
+            let arms = match profile {
+                None => arms,
+                Some(profile) => match shown_by_client(profile, &suite.toolset, arms, notices) {
+                    Ok(arms) => arms,
+                    Err(problem) => {
+                        problems.push(problem);
+                        continue;
+                    }
+                },
+            };
             // Tasks with their own lists draw distractors from their own toolset too (a BFCL
             // import is one toolset); each trial leaves out the tools its task already shows.
             let own_lists = suite.tasks.iter().any(|t| t.tools.is_some());
@@ -136,13 +152,42 @@ pub(super) fn plan_suites(
                 Vec::new()
             } else {
                 let toolsets = pool_workspace.unwrap_or(workspace).toolsets.iter();
+                // Under a client each toolset is a server of its own name, its tools so named.
+                let shown: Vec<(&str, Vec<Tool>)> = toolsets
+                    .filter_map(|t| {
+                        let Some(profile) = profile else {
+                            return Some((t.name.as_str(), t.tools.clone()));
+                        };
+                        let mut quiet = Vec::new();
+                        match client::shown_names(profile, &t.name, &t.tools, &mut quiet) {
+                            Ok(names) => {
+                                Some((t.name.as_str(), client::renamed(t.tools.clone(), &names)))
+                            }
+                            Err(why) => {
+                                notices.push(format!("{why}: left out of the distractor pool"));
+                                None
+                            }
+                        }
+                    })
+                    .collect();
+                // The suite's own tools as shown (its arms' renames aside), which no distractor
+                // may be named like.
+                let own: Vec<Tool> = match profile {
+                    None => toolset.tools.clone(),
+                    Some(profile) => {
+                        let mut quiet = Vec::new();
+                        client::shown_names(profile, &suite.toolset, &toolset.tools, &mut quiet)
+                            .map(|names| client::renamed(toolset.tools.clone(), &names))
+                            .unwrap_or_default()
+                    }
+                };
                 let (own_name, own_tools) = if own_lists {
                     ("", &[][..])
                 } else {
-                    (suite.toolset.as_str(), toolset.tools.as_slice())
+                    (suite.toolset.as_str(), own.as_slice())
                 };
                 distractor_pool(
-                    toolsets.map(|t| (t.name.as_str(), t.tools.as_slice())),
+                    shown.iter().map(|(name, tools)| (*name, tools.as_slice())),
                     own_name,
                     own_tools,
                 )
@@ -167,6 +212,10 @@ pub(super) fn plan_suites(
             };
             for (variant, mut tools, mut tasks) in arms {
                 list_last(&mut tools, &options.listed_last);
+                if let Some(profile) = profile {
+                    let sizes = &options.sizes;
+                    client::apply_cap(profile, &suite.name, sizes, &mut tools, problems, notices);
+                }
                 tasks.retain(tagged);
                 if let Some(block) = &instructions {
                     tasks
@@ -220,6 +269,27 @@ pub(super) fn plan_suites(
         }
     }
     suites
+}
+
+/// Each arm as `profile` shows it: its tools under the client's names (as the server named after
+/// `toolset`), the ones it leaves out gone, its tasks' expected names mapped the way a variant's
+/// renames are; or why the client refuses the toolset.
+fn shown_by_client(
+    profile: &ClientProfile,
+    toolset: &str,
+    arms: Vec<Arm>,
+    notices: &mut Vec<String>,
+) -> Result<Vec<Arm>, String> {
+    arms.into_iter()
+        .map(|(label, tools, tasks)| {
+            let names = client::shown_names(profile, toolset, &tools, notices)?;
+            let tasks = tasks
+                .iter()
+                .map(|task| task_under_variant(task, |tool| names.get(tool).cloned().flatten()))
+                .collect();
+            Ok((label, client::renamed(tools, &names), tasks))
+        })
+        .collect()
 }
 
 /// Puts the run's `--scoring` profile (if any) on the tasks, which carry their suite's otherwise.
