@@ -18,6 +18,7 @@ use super::lane::BackendLane;
 use super::sweep_tools::{Shown, exposed_tools};
 use super::trial::ToolListing;
 use crate::backend::OracleAnswers;
+use crate::load::FileKind;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{Task, Tool};
 use crate::record::{Manifest, StoredTrial, TrialKey};
@@ -175,6 +176,8 @@ impl RunPlan {
             workspace
                 .files
                 .iter()
+                // A bystander server's file is read for a run only when the run shows it.
+                .filter(|f| f.kind != FileKind::Bystander)
                 .map(|f| f.path.as_path())
                 .chain(config_path.as_deref()),
         );
