@@ -2,8 +2,9 @@
 //! tool lists, captured by `scripts/capture-bystanders`): each one validates, lints without a load
 //! error, records its package, version, licence and capture date, was taken from the version the
 //! test peers install, and is served back by `mcpick serve` with exactly the `tools/list` the
-//! package's own server sends today. And the shipped workspace keeps them apart: they are no
-//! toolsets of its totals.
+//! package's own server sends today. The shipped workspace keeps them apart (they are no
+//! toolsets of its totals), and `sweep --bystanders` shows them beside travel's tools with bm25
+//! and names the servers whose tools took its picks.
 
 use crate::common::mcpick_in;
 use crate::common::published_servers::{
@@ -186,4 +187,113 @@ fn the_shipped_workspace_keeps_bystanders_apart_from_its_toolsets() {
         );
         assert!(readme.contains(&row), "README lacks {row}");
     }
+}
+
+fn sweep_beside(out: &Path, bystanders: &str, extra: &[&str]) -> (i32, String) {
+    let mut args = vec![
+        "sweep",
+        "tasks/travel.toml",
+        "--bystanders",
+        bystanders,
+        "--backend",
+        "bm25",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    mcpick_in(Path::new(env!("CARGO_MANIFEST_DIR")), &args, &[])
+}
+
+#[test]
+fn a_sweep_beside_the_bystanders_shows_their_tools_and_names_the_servers_that_took_picks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("all");
+    let (code, text) = sweep_beside(&out, "all", &[]);
+    assert_eq!(code, 0, "{text}");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let records = manifest["suites"][0]["bystanders"].as_array().unwrap();
+    assert_eq!(records.len(), BYSTANDERS.len(), "{records:#?}");
+    // travel has its own convert_time: the time server's is served under its server's prefix.
+    let time = records.iter().find(|r| r["server"] == "time").unwrap();
+    assert_eq!(time["renamed"]["time__convert_time"], "convert_time");
+    let bystander_tools: Vec<(&str, &str)> = records
+        .iter()
+        .flat_map(|r| {
+            r["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |t| (r["server"].as_str().unwrap(), t.as_str().unwrap()))
+        })
+        .collect();
+    // The files of the servers shown are among the run's inputs.
+    assert!(
+        manifest["files"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .any(|f| f.ends_with("bystanders/git.json")),
+        "{}",
+        manifest["files"]
+    );
+
+    let trials = crate::common::read_trials(&out);
+    assert_eq!(trials.len(), 53);
+    let travel_tools = 25;
+    let mut taken = 0;
+    for trial in &trials {
+        let shown = trial["tools_shown"].as_array().unwrap();
+        assert_eq!(shown.len(), travel_tools + bystander_tools.len());
+        for (_, tool) in &bystander_tools {
+            assert!(shown.iter().any(|s| s == tool), "{tool} not shown");
+        }
+        let first = trial["first_tool"].as_str().unwrap_or_default();
+        let expects_call = !trial["expected_tools"].as_array().unwrap().is_empty();
+        if expects_call && bystander_tools.iter().any(|(_, t)| *t == first) {
+            taken += 1;
+        }
+    }
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Picks taken by bystander server"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("| bm25 | (all bystanders) | 52 | {taken} of 44 |")),
+        "{taken} picks taken: {summary}"
+    );
+    assert!(taken > 0, "bm25 lost no pick to 52 bystander tools");
+    assert!(
+        std::fs::read_to_string(out.join("report.html"))
+            .unwrap()
+            .contains("Picks taken by bystander server")
+    );
+
+    // Two servers by name: only theirs are shown.
+    let out = dir.path().join("two");
+    let (code, text) = sweep_beside(&out, "git,time", &[]);
+    assert_eq!(code, 0, "{text}");
+    let trials = crate::common::read_trials(&out);
+    assert_eq!(
+        trials[0]["tools_shown"].as_array().unwrap().len(),
+        travel_tools + 12 + 2
+    );
+}
+
+#[test]
+fn bystanders_that_cannot_be_shown_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, text) = sweep_beside(&dir.path().join("a"), "git,nosuch", &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("--bystanders nosuch: no such bystander server (loaded: everything, fetch"),
+        "{text}"
+    );
+    let (code, text) = sweep_beside(&dir.path().join("b"), "all", &["--sizes", "5"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("--bystanders with --sizes"), "{text}");
+    let (code, text) = sweep_beside(&dir.path().join("c"), "all,git", &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("`all` names every server"), "{text}");
 }

@@ -3,11 +3,13 @@
 //! problem in the options — an unknown backend, a missing key, a budget without prices, a bad config
 //! file — is found here and reported together, so a run never fails halfway on something it could
 //! have checked at the start. Resolving is a few named steps: the lanes' shared limits and backends
-//! (`lanes`), the workspace and each suite under each arm (`suites`), the lanes themselves (the oracle
+//! (`lanes`), the workspace, the bystander servers shown beside every suite (`bystanders`) and each
+//! suite under each arm (`suites`), the lanes themselves (the oracle
 //! learning the suites' expectations), the exposure strategies checked and their rankers loaded
 //! (`exposures`), and the manifest (`manifest`) that `--resume` reads back.
 //! Nothing here prints: what the plan notices goes to `notices`.
 
+mod bystanders;
 mod exposures;
 mod lanes;
 mod manifest;
@@ -44,6 +46,9 @@ pub struct SuitePlan {
     pub own_tools: Vec<Option<TaskServing>>,
     /// Where a sweep draws distractors from (empty without `--sizes`).
     pub pool: Vec<Tool>,
+    /// The bystander servers whose tools `tools` ends with (`--bystanders`), as the manifest
+    /// records them.
+    pub bystanders: Vec<crate::record::BystanderRecord>,
 }
 
 /// A task's own tool list (BFCL tasks carry their own functions), served by its own server.
@@ -135,10 +140,12 @@ impl RunPlan {
         let backends = lanes::parse_backends(options, &config, &mut problems);
         let cache = lanes::response_cache(options, &backends, &mut notices);
         let (workspace, pool) = suites::load_workspaces(options, &mut problems, &mut notices);
+        let bystanders = bystanders::chosen(options, &workspace, &mut problems);
         let suites = suites::plan_suites(
             options,
             &workspace,
             pool.as_ref(),
+            &bystanders,
             &mut problems,
             &mut notices,
         );
@@ -177,7 +184,9 @@ impl RunPlan {
                 .files
                 .iter()
                 // A bystander server's file is read for a run only when the run shows it.
-                .filter(|f| f.kind != FileKind::Bystander)
+                .filter(|f| {
+                    f.kind != FileKind::Bystander || bystanders.iter().any(|b| b.source == f.path)
+                })
                 .map(|f| f.path.as_path())
                 .chain(config_path.as_deref()),
         );
