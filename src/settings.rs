@@ -88,6 +88,10 @@ pub struct RunSettings {
     /// Where a sweep draws distractors from (default: the other toolsets of the run).
     #[serde(default)]
     pub pool: Option<PathBuf>,
+    /// Bystander servers (names in `toolsets/bystanders/`, or `all`) whose tools every trial shows
+    /// beside the suite's own (empty: none; not written then, so older manifests read the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bystanders: Vec<String>,
     /// The config file of backend profiles (default: `mcpick.toml` when there is one).
     pub config: Option<PathBuf>,
     #[serde(flatten)]
@@ -136,6 +140,7 @@ impl Default for RunSettings {
             repeats: one(),
             adjust: Adjustment::Holm,
             pool: None,
+            bystanders: Vec::new(),
             config: None,
             backend: BackendOptions::default(),
             concurrency: 4,

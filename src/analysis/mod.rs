@@ -7,7 +7,8 @@
 //! compared trial by trial for a regression gate (`run_comparison`); both compare a graded
 //! measure beside the picks (`graded_measure`), and both name the tasks whose picks moved
 //! between their two sides (`movers`). The author's view — each expected tool's right
-//! picks, who took them, and the requests that failed — is `per_tool`.
+//! picks, who took them, and the requests that failed — is `per_tool`; which bystander server
+//! took the suite's picks (`--bystanders`) is `bystander_picks`.
 //! The task is the unit throughout: a task's repeats, sizes and seeds become one rate before any
 //! interval or test, and a report's comparisons are adjusted for each other (`Adjustment`); an A/B
 //! run with nothing to compare says so (`cannot_say`).
@@ -15,6 +16,7 @@
 //! on the toolsets used, the adjustment; nothing here reads or writes a file. Rendering belongs to
 //! `report`.
 
+pub mod bystander_picks;
 pub mod experiments;
 pub mod graded_measure;
 pub mod movers;
@@ -26,6 +28,7 @@ pub mod trials;
 
 use crate::lint::Finding;
 use crate::record::StoredTrial;
+use bystander_picks::{BystanderTake, bystander_takes};
 use experiments::{
     AbComparison, ConfusionMatrix, CountTokenEffect, ExposureSplit, PositionCurve, PullTable,
     SizeCurve, SplitRow, ab_comparisons, confusions, count_vs_tokens, exposure_splits,
@@ -69,6 +72,8 @@ pub struct RunAnalysis {
     pub per_tool: Vec<ToolPicks>,
     /// The requests whose first pick was wrong in some series.
     pub failing_requests: Vec<FailingRequest>,
+    /// Per backend and bystander server shown beside the suites: the picks its tools took.
+    pub bystander_takes: Vec<BystanderTake>,
 }
 
 /// For each backend and arm after the first that `ab` holds no comparison of, why: the trials of
@@ -116,13 +121,15 @@ pub struct ToolsetFinding {
 
 /// Analyses a run's `trials`: `named_arms` and `named_exposures` are the arms and exposure
 /// strategies in the order its manifest names them, `findings` the lint findings on the toolsets
-/// (and variants) it used, `adjustment` how its comparisons' p-values are adjusted together.
+/// (and variants) it used, `adjustment` how its comparisons' p-values are adjusted together,
+/// `bystanders` the bystander servers each suite showed (by suite name).
 pub fn analyse(
     trials: &[StoredTrial],
     named_arms: Vec<String>,
     named_exposures: Vec<String>,
     findings: &[ToolsetFinding],
     adjustment: Adjustment,
+    bystanders: &[(String, Vec<crate::record::BystanderRecord>)],
 ) -> Result<RunAnalysis, String> {
     let frame = trials::frame(trials).map_err(|e| format!("trials as a table: {e}"))?;
     let arms = named_then_seen(
@@ -176,6 +183,7 @@ pub fn analyse(
         lint_links,
         per_tool,
         failing_requests,
+        bystander_takes: bystander_takes(trials, bystanders),
     })
 }
 

@@ -73,6 +73,12 @@ pub struct RunOptions {
     /// toolsets/ but the suite's own].
     #[arg(long, value_name = "DIR")]
     pub pool: Option<std::path::PathBuf>,
+    /// Show every tool of these bystander servers (names in toolsets/bystanders/, comma-separated,
+    /// or `all`) beside the suite's own in every trial, and report how many of the suite's picks
+    /// each server's tools take. A bystander tool named like a tool already shown is served as
+    /// SERVER__TOOL.
+    #[arg(long, value_name = "NAME,...|all", value_delimiter = ',')]
+    pub bystanders: Vec<String>,
     #[command(flatten)]
     pub out: OutFlag,
     /// Finish an interrupted run: repeat the plan in DIR/manifest.json and run only the trials that

@@ -17,6 +17,18 @@ pub fn run_list(paths: &[PathBuf], out: &mut dyn Write) -> std::io::Result<ExitS
             t.source.display()
         )?;
     }
+    if !workspace.bystanders.is_empty() {
+        writeln!(out, "bystander servers (used by `sweep --bystanders`):")?;
+        for t in &workspace.bystanders {
+            writeln!(
+                out,
+                "  {:<20} {:>4} tools   {}",
+                t.name,
+                t.tools.len(),
+                t.source.display()
+            )?;
+        }
+    }
     writeln!(out, "variants:")?;
     for v in &workspace.variants {
         writeln!(

@@ -122,10 +122,14 @@ pub fn run(command: Command, out: &mut dyn Write) -> std::io::Result<ExitStatus>
             )?;
             Ok(ExitStatus::InvalidInput)
         }
-        Command::Sweep(options) if options.resume.is_none() && options.sizes.is_empty() => {
+        Command::Sweep(options)
+            if options.resume.is_none()
+                && options.sizes.is_empty()
+                && options.bystanders.is_empty() =>
+        {
             writeln!(
                 out,
-                "mcpick sweep: give the sizes, e.g. --sizes 5,15,30,50,100"
+                "mcpick sweep: give the sizes, e.g. --sizes 5,15,30,50,100, or the bystander servers to show beside the suite, e.g. --bystanders all"
             )?;
             Ok(ExitStatus::InvalidInput)
         }

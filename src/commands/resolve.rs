@@ -80,6 +80,7 @@ pub fn run_settings(options: &RunOptions) -> RunSettings {
         repeats: options.repeats,
         adjust: options.adjust.adjust,
         pool: options.pool.clone(),
+        bystanders: options.bystanders.clone(),
         config: options.profiles.config.clone(),
         backend,
         concurrency: options.concurrency,

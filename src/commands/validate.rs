@@ -65,10 +65,18 @@ pub fn run_validate(
             writeln!(out)?;
             writeln!(
                 out,
-                "{} files: {} toolsets ({} tools), {} variants, {} suites ({} tasks: {} no-call = {share:.1}%, {} any-of, {} all-of, {} multi-step, {} with their own tool list; languages {}); {} errors, {} warnings",
+                "{} files: {} toolsets ({} tools),{} {} variants, {} suites ({} tasks: {} no-call = {share:.1}%, {} any-of, {} all-of, {} multi-step, {} with their own tool list; languages {}); {} errors, {} warnings",
                 counts.files,
                 counts.toolsets,
                 counts.tools,
+                if counts.bystanders > 0 {
+                    format!(
+                        " {} bystander servers ({} tools),",
+                        counts.bystanders, counts.bystander_tools
+                    )
+                } else {
+                    String::new()
+                },
                 counts.variants,
                 counts.suites,
                 counts.tasks,

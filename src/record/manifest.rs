@@ -99,6 +99,20 @@ pub struct BatchRecord {
     pub poll_seconds: f64,
 }
 
+/// A bystander server a run showed: its name and its tools as served, each with the name its
+/// server lists it by where a clash made them differ.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BystanderRecord {
+    pub server: String,
+    /// The file its tools came from.
+    pub source: String,
+    /// Its tools' names as the trials' server listed them.
+    pub tools: Vec<String>,
+    /// Served name → the name its own server lists, for the tools a clash renamed.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub renamed: BTreeMap<String, String>,
+}
+
 /// A suite under one arm, as the manifest records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteRecord {
@@ -126,6 +140,9 @@ pub struct SuiteRecord {
     /// Who drafted the suite's tasks, for a drafted suite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drafted_by: Option<crate::spec::DraftedBySpec>,
+    /// The bystander servers every trial of the suite showed beside its tools (`--bystanders`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bystanders: Vec<BystanderRecord>,
 }
 
 fn is_zero(n: &usize) -> bool {

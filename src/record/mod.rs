@@ -27,8 +27,8 @@ mod trial_lines;
 
 pub use folder::{RunFolder, ends_with_newline, write_whole};
 pub use manifest::{
-    BatchRecord, LaneRecord, MANIFEST_FILE, Manifest, MergedFolder, ShardIndex, ShardRecord,
-    SuiteRecord,
+    BatchRecord, BystanderRecord, LaneRecord, MANIFEST_FILE, Manifest, MergedFolder, ShardIndex,
+    ShardRecord, SuiteRecord,
 };
 pub use manifest_check::{plan_hash, plan_hash_holds, setting_hashes};
 pub use manifest_read::ManifestError;

@@ -239,6 +239,32 @@ const TERMS: &[(&str, &str)] = &[
         "Expected picks taken from other actions' tasks, B − A.",
     ),
     (
+        "server",
+        "A bystander server shown beside the suite (`--bystanders`), or \"(all bystanders)\": \
+         every one together.",
+    ),
+    (
+        "picks taken",
+        "Of the trials whose task expects a call, those whose first call went to this bystander \
+         server's tools, in trials.",
+    ),
+    (
+        "share of picks",
+        "Picks taken over the trials whose task expects a call, with a Wilson 95% interval when \
+         each task ran once (with repeats the trials are not independent and no interval is \
+         given).",
+    ),
+    (
+        "false calls (no-call tasks)",
+        "Of the trials whose task expects no call, those whose first call went to this bystander \
+         server's tools.",
+    ),
+    (
+        "its tools called first",
+        "The bystander server's tools that were called first, on either kind of task, each with \
+         its count of trials (names as served: SERVER__TOOL where a clash renamed it).",
+    ),
+    (
         "flag",
         "\"takes over\": B's description takes picks from other tools' tasks, more than it gains \
          on its own.",

@@ -11,6 +11,7 @@
 //! (`pull_request`). Nothing here computes a statistic — the numbers are `analysis`'s.
 
 mod ab_tables;
+mod bystander_table;
 mod client;
 mod exporters;
 mod glossary;

@@ -58,6 +58,12 @@ pub fn rebuild_run(folder: &Path) -> std::io::Result<Rebuilt> {
         manifest
             .as_ref()
             .map_or(Adjustment::Holm, |(m, _)| m.options.adjust),
+        &manifest.as_ref().map_or(Vec::new(), |(m, _)| {
+            m.suites
+                .iter()
+                .map(|s| (s.suite.clone(), s.bystanders.clone()))
+                .collect()
+        }),
     );
     let (summary, summary_json) = summary_table(&summary_cells(&stored.trials));
     let mut text = markdown_table(&summary);

@@ -1,11 +1,13 @@
 //! The report's sections, each experiment described once: its tables, the lines that name tasks,
 //! and its charts, in the order a reader wants them — the summary, description A/B, exposure
-//! strategies, toolset size, tools or tokens, confusion (with who gains at whose expense), latency. Built from the analysis and the
+//! strategies, toolset size, tools or tokens, confusion (with who gains at whose expense), the
+//! bystander servers that took picks, latency. Built from the analysis and the
 //! trials; every exporter renders these same sections.
 
 use super::ab_tables::{
     ab_table, discordant_lines, exposure_ab_table, pull_table, repeats_table, take_over_lines,
 };
+use super::bystander_table::bystander_section;
 use super::tables::{
     confused_table, count_tokens_table, fit_table, position_table, size_table, split_table,
 };
@@ -35,6 +37,7 @@ pub fn experiment_sections(analysis: &RunAnalysis) -> Vec<Section> {
         size_section(analysis),
         count_tokens_section(analysis),
         confusion_section(analysis),
+        bystander_section(analysis),
     ]
     .into_iter()
     .flatten()

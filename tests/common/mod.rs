@@ -9,6 +9,7 @@ pub mod drafter_provider;
 pub mod hosted_run;
 pub mod mock_provider;
 pub mod native_search_provider;
+pub mod published_servers;
 pub mod rewriter_provider;
 pub mod suggestible_provider;
 pub mod swayed_provider;

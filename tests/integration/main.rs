@@ -10,6 +10,7 @@ mod common;
 mod author_view;
 mod batch_api;
 mod bfcl_differential;
+mod bystanders;
 mod cli;
 mod client_configs;
 mod client_profiles;

@@ -5,8 +5,9 @@
 //! MCP leaves open (the tool, `annotations`, `_meta`, `icons`, `execution`, the schemas), and they
 //! survive loading and serving unchanged; a key that is a slip of a known one is still refused.
 
+use crate::common::published_servers::{listed_tools, npm_server_command, served_back};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// (toolset name, package, arguments after the server's script).
 const SERVERS: [(&str, &str, &[&str]); 8] = [
@@ -28,63 +29,9 @@ const SERVERS: [(&str, &str, &[&str]); 8] = [
     ("chrome-devtools", "chrome-devtools-mcp", &[]),
 ];
 
-fn peers() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/peers");
-    assert!(
-        dir.join("wild/node_modules/.installed").exists()
-            && dir.join("node_modules/.bin/node").exists(),
-        "the npm servers are not installed: run tests/peers/install.sh (the README's test command does)"
-    );
-    dir
-}
-
-/// The command line that starts a package's server: Node 22 from the peers and the script its
-/// `package.json` names as its first `bin`.
-fn server_command(package: &str, args: &[&str]) -> String {
-    let root = peers().join("wild/node_modules").join(package);
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("package.json")).unwrap()).unwrap();
-    let script = match &manifest["bin"] {
-        Value::String(path) => path.clone(),
-        Value::Object(bins) => {
-            let first = bins.values().next().unwrap();
-            first.as_str().unwrap().to_string()
-        }
-        other => panic!("{package}: no bin in its package.json: {other}"),
-    };
-    let mut command = vec![
-        peers().join("node_modules/.bin/node").display().to_string(),
-        root.join(script).display().to_string(),
-    ];
-    command.extend(args.iter().map(|a| a.to_string()));
-    command.join(" ")
-}
-
 fn mcpick(dir: &Path, args: &[&str]) -> (i32, String) {
     // desktop-commander keeps its settings under the home folder: keep them in the test's.
     crate::common::mcpick_in(dir, args, &[("HOME", dir)])
-}
-
-fn tools_of(path: &Path) -> Vec<Value> {
-    let document: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let mut tools = document["tools"].as_array().unwrap().clone();
-    // `behavior` is mcpick's simulation, not part of what a server lists.
-    for tool in &mut tools {
-        tool.as_object_mut().unwrap().remove("behavior");
-    }
-    tools
-}
-
-/// `serve FILE` imported back: the tools a client sees from mcpick's server.
-fn served_back(dir: &Path, file: &Path, name: &str) -> Vec<Value> {
-    let back = dir.join(format!("back/{name}.json"));
-    let command = format!("{} serve {}", env!("CARGO_BIN_EXE_mcpick"), file.display());
-    let (code, text) = mcpick(
-        dir,
-        &["import", "--stdio", &command, "-o", back.to_str().unwrap()],
-    );
-    assert_eq!(code, 0, "{name}: serve → import: {text}");
-    tools_of(&back)
 }
 
 #[test]
@@ -101,7 +48,7 @@ fn eight_npm_servers_import_validate_lint_serve_back_and_run_beside_the_shipped_
     let mut tools_seen = 0;
     for (name, package, args) in SERVERS {
         let file = dir.join(format!("toolsets/{name}.json"));
-        let command = server_command(package, args);
+        let command = npm_server_command(package, args);
         let (code, text) = mcpick(
             dir,
             &["import", "--stdio", &command, "-o", file.to_str().unwrap()],
@@ -112,7 +59,7 @@ fn eight_npm_servers_import_validate_lint_serve_back_and_run_beside_the_shipped_
         // Findings are fine; a refusal to lint (exit 2) is not.
         let (code, text) = mcpick(dir, &["lint", file.to_str().unwrap()]);
         assert!(code == 0 || code == 1, "{name}: lint exited {code}: {text}");
-        let imported = tools_of(&file);
+        let imported = listed_tools(&file);
         assert!(!imported.is_empty(), "{name}: no tools imported");
         tools_seen += imported.len();
         assert_eq!(
@@ -127,7 +74,7 @@ fn eight_npm_servers_import_validate_lint_serve_back_and_run_beside_the_shipped_
     );
 
     // chrome-devtools-mcp sends `annotations.category`; it is kept in the file and on the wire.
-    let chrome = tools_of(&dir.join("toolsets/chrome-devtools.json"));
+    let chrome = listed_tools(&dir.join("toolsets/chrome-devtools.json"));
     assert!(
         chrome
             .iter()

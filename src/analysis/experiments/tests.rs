@@ -180,6 +180,7 @@ fn an_ab_whose_trials_all_erred_cannot_say() {
         Vec::new(),
         &[],
         Adjustment::Holm,
+        &[],
     )
     .unwrap();
     assert!(analysis.ab.is_empty());

@@ -157,13 +157,25 @@ impl Loader {
 
     fn add_toolset(&mut self, source: &SourceText, loaded: Loaded<Toolset>) {
         let mut diagnostics = loaded.diagnostics;
+        let bystander = in_bystanders_folder(&source.path);
         let summary = match loaded.value {
             Some(toolset) => {
-                let summary = format!("toolset {}: {} tools", toolset.name, toolset.tools.len());
-                if let Some(other) = self.workspace.toolset(&toolset.name) {
+                let kind = if bystander {
+                    "bystander toolset"
+                } else {
+                    "toolset"
+                };
+                let summary = format!("{kind} {}: {} tools", toolset.name, toolset.tools.len());
+                let other = self
+                    .workspace
+                    .toolset(&toolset.name)
+                    .or_else(|| self.workspace.bystander(&toolset.name));
+                if let Some(other) = other {
                     diagnostics.push(source.error(None, format!("toolset name {:?} is already used by {}", toolset.name, other.source.display())).help(
                         "toolset names must be unique; set `name = \"...\"` in one of the files",
                     ));
+                } else if bystander {
+                    self.workspace.bystanders.push(toolset);
                 } else {
                     self.workspace.toolsets.push(toolset);
                 }
@@ -173,7 +185,11 @@ impl Loader {
         };
         self.record(FileReport {
             path: source.path.clone(),
-            kind: FileKind::Toolset,
+            kind: if bystander {
+                FileKind::Bystander
+            } else {
+                FileKind::Toolset
+            },
             summary,
             diagnostics,
         });
@@ -454,4 +470,10 @@ fn unreadable(path: &Path, reason: &str) -> FileReport {
                 .help("check the path; `mcpick list` shows the files mcpick finds"),
         ],
     }
+}
+
+/// Whether a toolset file lies in a folder named `bystanders` (`toolsets/bystanders/`).
+fn in_bystanders_folder(path: &Path) -> bool {
+    path.parent()
+        .is_some_and(|dir| dir.components().any(|c| c.as_os_str() == "bystanders"))
 }

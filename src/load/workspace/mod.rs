@@ -7,6 +7,11 @@
 //! where a suite's toolset is looked for; `file_identity`: when two paths are one file);
 //! `needed_files` which files' errors a command must stop for; `worded_toolset` is the one rule
 //! for which toolset and variant a name means.
+//!
+//! A toolset in a folder named `bystanders` (`toolsets/bystanders/`: the tool lists of servers
+//! people install beside their own) is loaded and checked like any other, but kept apart: it is
+//! no distractor of a sweep, counts in no total of toolsets or tools, enters no run's manifest, and
+//! is used only when asked for — by its file (`lint`, `serve`) or by `sweep --bystanders`.
 
 mod file_identity;
 mod loader;
@@ -28,6 +33,8 @@ use std::path::PathBuf;
 #[serde(rename_all = "snake_case")]
 pub enum FileKind {
     Toolset,
+    /// A toolset under a `bystanders` folder: loaded and checked, used only when asked for.
+    Bystander,
     Variant,
     Suite,
     TaskRecords,
@@ -56,6 +63,9 @@ impl FileReport {
 #[derive(Debug, Default)]
 pub struct Workspace {
     pub toolsets: Vec<Toolset>,
+    /// The bystander servers' toolsets (files under a `bystanders` folder), kept out of
+    /// `toolsets`.
+    pub bystanders: Vec<Toolset>,
     pub variants: Vec<LoadedVariant>,
     pub suites: Vec<Suite>,
     pub files: Vec<FileReport>,
@@ -67,6 +77,9 @@ pub struct WorkspaceCounts {
     pub files: usize,
     pub toolsets: usize,
     pub tools: usize,
+    /// Bystander servers and their tools: not among `toolsets` and `tools`.
+    pub bystanders: usize,
+    pub bystander_tools: usize,
     pub variants: usize,
     pub suites: usize,
     pub tasks: usize,
@@ -93,6 +106,10 @@ impl Workspace {
 
     pub fn toolset(&self, name: &str) -> Option<&Toolset> {
         self.toolsets.iter().find(|t| t.name == name)
+    }
+
+    pub fn bystander(&self, name: &str) -> Option<&Toolset> {
+        self.bystanders.iter().find(|t| t.name == name)
     }
 
     pub fn variant(&self, name: &str) -> Option<&LoadedVariant> {
@@ -123,6 +140,8 @@ impl Workspace {
             files: self.files.len(),
             toolsets: self.toolsets.len(),
             tools: self.toolsets.iter().map(|t| t.tools.len()).sum(),
+            bystanders: self.bystanders.len(),
+            bystander_tools: self.bystanders.iter().map(|t| t.tools.len()).sum(),
             variants: self.variants.len(),
             suites: self.suites.len(),
             tasks: tasks.clone().count(),

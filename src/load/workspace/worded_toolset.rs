@@ -45,11 +45,15 @@ impl Workspace {
         toolset: &str,
         variant: Option<&str>,
     ) -> Result<WordedToolset<'_>, NotLoaded> {
+        // A bystander server is found only when nothing else answers to the name.
         let base = if looks_like_path(toolset) {
             let path = file_key(Path::new(toolset));
-            self.toolsets.iter().find(|t| file_key(&t.source) == path)
+            self.toolsets
+                .iter()
+                .chain(&self.bystanders)
+                .find(|t| file_key(&t.source) == path)
         } else {
-            self.toolset(toolset)
+            self.toolset(toolset).or_else(|| self.bystander(toolset))
         }
         .ok_or(NotLoaded::Toolset)?;
         let Some(variant) = variant else {

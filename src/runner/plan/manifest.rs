@@ -83,6 +83,7 @@ pub(super) fn manifest(parts: ManifestParts<'_>) -> Manifest {
                     .filter(|t| t.review.is_some_and(|r| r.pending()))
                     .count(),
                 drafted_by: s.tasks.first().and_then(|t| t.drafted_by.clone()),
+                bystanders: s.bystanders.clone(),
             })
             .collect(),
         files: parts.files,

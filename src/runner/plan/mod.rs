@@ -3,11 +3,13 @@
 //! problem in the options — an unknown backend, a missing key, a budget without prices, a bad config
 //! file — is found here and reported together, so a run never fails halfway on something it could
 //! have checked at the start. Resolving is a few named steps: the lanes' shared limits and backends
-//! (`lanes`), the workspace and each suite under each arm (`suites`), the lanes themselves (the oracle
+//! (`lanes`), the workspace, the bystander servers shown beside every suite (`bystanders`) and each
+//! suite under each arm (`suites`), the lanes themselves (the oracle
 //! learning the suites' expectations), the exposure strategies checked and their rankers loaded
 //! (`exposures`), and the manifest (`manifest`) that `--resume` reads back.
 //! Nothing here prints: what the plan notices goes to `notices`.
 
+mod bystanders;
 mod client;
 mod exposures;
 mod lanes;
@@ -20,6 +22,7 @@ use super::sweep_tools::{Shown, exposed_tools};
 use super::trial::ToolListing;
 use crate::backend::OracleAnswers;
 use crate::client_profile::{ClientProfile, PastCap};
+use crate::load::FileKind;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
 use crate::model::{Task, Tool};
 use crate::record::{Manifest, StoredTrial, TrialKey};
@@ -45,6 +48,9 @@ pub struct SuitePlan {
     pub own_tools: Vec<Option<TaskServing>>,
     /// Where a sweep draws distractors from (empty without `--sizes`).
     pub pool: Vec<Tool>,
+    /// The bystander servers whose tools `tools` ends with (`--bystanders`), as the manifest
+    /// records them.
+    pub bystanders: Vec<crate::record::BystanderRecord>,
 }
 
 /// A task's own tool list (BFCL tasks carry their own functions), served by its own server.
@@ -139,11 +145,20 @@ impl RunPlan {
         let cache = lanes::response_cache(options, &backends, &mut notices);
         let (workspace, pool) = suites::load_workspaces(options, &mut problems, &mut notices);
         let client = client::load(options, &mut problems);
+        let bystanders = bystanders::chosen(options, &workspace, &mut problems);
+        if client.as_ref().is_some_and(|c| c.name != "raw") && !bystanders.is_empty() {
+            // A client names each server's tools after its server; bystanders are not yet given
+            // theirs, so the pairing would show them under the suite's server: refused, not guessed.
+            problems.push(
+                "--client and --bystanders together are not supported yet: run the bystander sweep with the raw client".into(),
+            );
+        }
         let suites = suites::plan_suites(
             options,
             &workspace,
             pool.as_ref(),
             client.as_ref(),
+            &bystanders,
             &mut problems,
             &mut notices,
         );
@@ -194,6 +209,10 @@ impl RunPlan {
             workspace
                 .files
                 .iter()
+                // A bystander server's file is read for a run only when the run shows it.
+                .filter(|f| {
+                    f.kind != FileKind::Bystander || bystanders.iter().any(|b| b.source == f.path)
+                })
                 .map(|f| f.path.as_path())
                 .chain(config_path.as_deref()),
         );

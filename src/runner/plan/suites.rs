@@ -1,17 +1,18 @@
 //! The plan's suites: the workspace read (`toolsets/` when there is one, then the suites named),
 //! the errors of every file a suite or chosen variant needs as problems (others as notices), and each suite under each arm — its toolset as is or overlaid by
 //! a variant, its tasks filtered by tag (and by id) and scored by the run's profile, its distractor pool for a
-//! sweep, and the MCP servers that serve it.
+//! sweep, the bystander servers shown beside it, and the MCP servers that serve it.
 
 use super::super::sweep_tools::distractor_pool;
 use super::super::trial::ToolListing;
+use super::bystanders::beside;
 use super::client;
 use super::server_instructions::{instructions_block, with_instructions};
 use super::{BASE_ARM, SuitePlan, TaskServing};
 use crate::client_profile::ClientProfile;
 use crate::load::Workspace;
 use crate::mcp::{McpServer, ServedTools, ServerConfig};
-use crate::model::{ScoringProfile, Task, TaskTool, Tool};
+use crate::model::{ScoringProfile, Task, TaskTool, Tool, Toolset};
 use crate::settings::RunSettings;
 use std::path::PathBuf;
 
@@ -79,6 +80,7 @@ pub(super) fn plan_suites(
     workspace: &Workspace,
     pool_workspace: Option<&Workspace>,
     profile: Option<&ClientProfile>,
+    bystanders: &[&Toolset],
     problems: &mut Vec<String>,
     notices: &mut Vec<String>,
 ) -> Vec<SuitePlan> {
@@ -210,8 +212,28 @@ pub(super) fn plan_suites(
                 }
                 _ => None,
             };
+            if !bystanders.is_empty() && own_lists {
+                problems.push(format!(
+                    "--bystanders: suite {}'s tasks show their own tool lists; bystanders are shown beside a whole toolset",
+                    suite.name
+                ));
+            }
             for (variant, mut tools, mut tasks) in arms {
                 list_last(&mut tools, &options.listed_last);
+                let shown_beside = if bystanders.is_empty() {
+                    Vec::new()
+                } else {
+                    match beside(&tools, bystanders) {
+                        Ok((extra, records)) => {
+                            tools.extend(extra);
+                            records
+                        }
+                        Err(e) => {
+                            problems.push(format!("suite {}: {e}", suite.name));
+                            Vec::new()
+                        }
+                    }
+                };
                 if let Some(profile) = profile {
                     let sizes = &options.sizes;
                     client::apply_cap(profile, &suite.name, sizes, &mut tools, problems, notices);
@@ -243,6 +265,7 @@ pub(super) fn plan_suites(
                         tasks,
                         own_tools,
                         pool: pool.clone(),
+                        bystanders: shown_beside,
                     }),
                     (Err(e), _) | (_, Err(e)) => {
                         problems.push(format!("{}: cannot serve: {e}", toolset.source.display()))
