@@ -86,6 +86,22 @@ pub enum Chart {
     ToolPicks(ToolPicksView),
     /// The requests whose first pick was wrong, grouped by the tool they expect.
     FailingRequests(FailingRequestsView),
+    /// Who steals your picks: per backend, one bar per bystander server (`--bystanders`).
+    Thieves(Vec<ThiefBar>),
+}
+
+/// One bystander server's take from one backend's trials, as a bar: the share of the suite's
+/// picks its tools took, and the no-call requests it drew a call from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThiefBar {
+    pub backend: String,
+    pub server: String,
+    pub picks_taken: u64,
+    pub call_trials: u64,
+    /// The share's 95% interval, when the trials were independent (each task once).
+    pub interval: Option<(f64, f64)>,
+    pub false_calls: u64,
+    pub no_call_trials: u64,
 }
 
 /// Expected tools against series: one row per tool, one group of columns per series.

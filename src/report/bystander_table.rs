@@ -1,12 +1,12 @@
 //! The report's section on bystander servers (`--bystanders`): per backend and server, the
 //! suite's picks its tools took, the false calls it drew on no-call tasks, and the tools that did
-//! it — the servers a user installs beside the suite's, named as thieves. Every number is
-//! `analysis::bystander_picks`'.
+//! it — the servers a user installs beside the suite's, named as thieves — and the same as a
+//! chart, "who steals your picks" (`html::thieves`). Every number is `analysis::bystander_picks`'.
 
 use super::tables::percent;
 use crate::analysis::RunAnalysis;
 use crate::analysis::bystander_picks::ALL_BYSTANDERS;
-use crate::document::{Part, Section, Table};
+use crate::document::{Chart, Part, Section, Table, ThiefBar};
 
 /// The "picks taken by bystander server" table as a section; none when no bystander was shown.
 pub fn bystander_section(analysis: &RunAnalysis) -> Option<Section> {
@@ -63,9 +63,24 @@ pub fn bystander_section(analysis: &RunAnalysis) -> Option<Section> {
             tools,
         ]);
     }
+    // The chart shows each server on its own; the servers together are the table's last row.
+    let bars = analysis
+        .bystander_takes
+        .iter()
+        .filter(|take| take.server != ALL_BYSTANDERS)
+        .map(|take| ThiefBar {
+            backend: take.backend.clone(),
+            server: take.server.clone(),
+            picks_taken: take.picks_taken,
+            call_trials: take.call_trials,
+            interval: take.taken_share.as_ref().map(|i| (i.low, i.high)),
+            false_calls: take.false_calls,
+            no_call_trials: take.no_call_trials,
+        })
+        .collect();
     Some(Section {
         id: "bystanders",
         heading: "Bystander servers".into(),
-        parts: vec![Part::Table(table)],
+        parts: vec![Part::Table(table), Part::Chart(Chart::Thieves(bars))],
     })
 }

@@ -264,10 +264,14 @@ fn a_sweep_beside_the_bystanders_shows_their_tools_and_names_the_servers_that_to
         "{taken} picks taken: {summary}"
     );
     assert!(taken > 0, "bm25 lost no pick to 52 bystander tools");
-    assert!(
-        std::fs::read_to_string(out.join("report.html"))
-            .unwrap()
-            .contains("Picks taken by bystander server")
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Picks taken by bystander server"));
+    // Who steals your picks, drawn: a chart for bm25 with a bar for each of the seven servers.
+    assert!(html.contains("data-chart=\"thieves\""), "no thieves chart");
+    assert_eq!(
+        html.matches("<rect class=\"thief\" data-server=").count(),
+        7,
+        "one bar per server"
     );
 
     // Two servers by name: only theirs are shown.

@@ -40,6 +40,7 @@ mod svg;
 mod table;
 #[cfg(test)]
 mod tests;
+mod thieves;
 
 use crate::document::{Chart, Part, Section};
 use ab::ab_section;
@@ -51,6 +52,7 @@ use glossary::glossary_body;
 use latency::latency_section;
 use per_tool::tool_picks_html;
 use table::table_html;
+use thieves::thieves_section;
 
 /// Everything one report page shows; built by the caller from a finished run.
 pub struct ReportPage {
@@ -171,6 +173,9 @@ fn section_body(section: &Section, glossary: &[(String, String)]) -> String {
             }
             Part::Chart(Chart::FailingRequests(view)) if !view.groups.is_empty() => {
                 body.push_str(&failing_requests_html(view, glossary));
+            }
+            Part::Chart(Chart::Thieves(bars)) if !bars.is_empty() => {
+                body.push_str(&thieves_section(bars));
             }
             Part::Chart(_) => {}
             Part::Paragraph(text) => put!(body, "<p>{}</p>\n", escape(text)),
