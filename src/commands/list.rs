@@ -2,32 +2,16 @@
 
 use super::ExitStatus;
 use crate::load::Workspace;
+use crate::model::Toolset;
 use std::io::Write;
 use std::path::PathBuf;
 
 pub fn run_list(paths: &[PathBuf], out: &mut dyn Write) -> std::io::Result<ExitStatus> {
     let workspace = Workspace::load(paths);
-    writeln!(out, "toolsets:")?;
-    for t in &workspace.toolsets {
-        writeln!(
-            out,
-            "  {:<20} {:>4} tools   {}",
-            t.name,
-            t.tools.len(),
-            t.source.display()
-        )?;
-    }
+    write_toolsets(out, "toolsets:", &workspace.toolsets)?;
     if !workspace.bystanders.is_empty() {
-        writeln!(out, "bystander servers (used by `sweep --bystanders`):")?;
-        for t in &workspace.bystanders {
-            writeln!(
-                out,
-                "  {:<20} {:>4} tools   {}",
-                t.name,
-                t.tools.len(),
-                t.source.display()
-            )?;
-        }
+        let heading = "bystander servers (used by `sweep --bystanders`):";
+        write_toolsets(out, heading, &workspace.bystanders)?;
     }
     writeln!(out, "variants:")?;
     for v in &workspace.variants {
@@ -63,4 +47,19 @@ pub fn run_list(paths: &[PathBuf], out: &mut dyn Write) -> std::io::Result<ExitS
         return Ok(ExitStatus::InvalidInput);
     }
     Ok(ExitStatus::Success)
+}
+
+/// A heading and a line per toolset: name, tool count, file.
+fn write_toolsets(out: &mut dyn Write, heading: &str, toolsets: &[Toolset]) -> std::io::Result<()> {
+    writeln!(out, "{heading}")?;
+    for t in toolsets {
+        writeln!(
+            out,
+            "  {:<20} {:>4} tools   {}",
+            t.name,
+            t.tools.len(),
+            t.source.display()
+        )?;
+    }
+    Ok(())
 }

@@ -108,20 +108,11 @@ mod tests {
     use super::*;
 
     fn tool(name: &str) -> Tool {
-        Tool {
-            name: name.into(),
-            title: None,
-            description: Some(format!("Does {name}.")),
-            input_schema: serde_json::json!({"type": "object"}),
-            output_schema: None,
-            annotations: None,
-            icons: None,
-            execution: None,
-            meta: None,
-            extra: serde_json::Map::new(),
-            behavior: Default::default(),
-            line: None,
-        }
+        Tool::in_code(
+            name,
+            format!("Does {name}."),
+            serde_json::json!({"type": "object"}),
+        )
     }
 
     fn server(name: &str, tools: &[&str]) -> Toolset {

@@ -123,11 +123,7 @@ pub(super) fn check(
     if profile.deferred_exposure(usize::MAX, u64::MAX) != Some(Exposure::NativeSearch) {
         return;
     }
-    let without: Vec<&str> = lanes
-        .iter()
-        .filter(|lane| !lane.backend.supports_native_search())
-        .map(|lane| lane.id.as_str())
-        .collect();
+    let without = super::exposures::lanes_without_native_search(lanes);
     if !without.is_empty() {
         problems.push(format!(
             "--client {}: {} defers tools to the provider's own tool search, which {} lacks (openai has it)",

@@ -51,6 +51,15 @@ impl Rankers {
 }
 
 /// Problems with the strategies the run names.
+/// The lanes whose backend has no tool search of its own (`native-search` cannot run there).
+pub(super) fn lanes_without_native_search(lanes: &[Arc<BackendLane>]) -> Vec<&str> {
+    lanes
+        .iter()
+        .filter(|lane| !lane.backend.supports_native_search())
+        .map(|lane| lane.id.as_str())
+        .collect()
+}
+
 pub(super) fn check(
     options: &RunSettings,
     lanes: &[Arc<BackendLane>],
@@ -62,11 +71,7 @@ pub(super) fn check(
         problems.push("an --exposure strategy is named twice".into());
     }
     if exposures.contains(&Exposure::NativeSearch) {
-        let without: Vec<&str> = lanes
-            .iter()
-            .filter(|lane| !lane.backend.supports_native_search())
-            .map(|lane| lane.id.as_str())
-            .collect();
+        let without = lanes_without_native_search(lanes);
         if !without.is_empty() {
             problems.push(format!(
                 "--exposure native-search: {} has no tool search of its own (openai and anthropic do); run it in a separate run, or use search-tool",
